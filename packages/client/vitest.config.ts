@@ -1,0 +1,8 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  test: {
+    name: 'client',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+  },
+});
