@@ -1,0 +1,59 @@
+import type { Plan } from '../schemas/model.js';
+import type { ApiKeyKind, ParsedApiKey } from './parse-api-key.js';
+
+/** Who is calling: resolved from an API key. */
+export interface Principal {
+  /** A display id of the key (prefix and last 4), never the secret. */
+  keyId: string;
+  organisationId: string;
+  plan: Plan;
+  kind: ApiKeyKind;
+  /** The key is only valid with a good `X-Service-Signature`. */
+  requireSignature?: boolean;
+}
+
+/** What a chat request asks of the limits: tokens are reserved as `prompt + max_tokens`. */
+export interface AdmissionDemand {
+  model: string;
+  promptTokens: number;
+  maxTokens: number;
+}
+
+/** How a request ended, to settle its reservation to what it really used. */
+export interface AdmissionOutcome {
+  promptTokens: number;
+  completionTokens: number;
+  /** The HTTP status answered (200 also for a stream that failed mid-way). */
+  status: number;
+  /** The stream ended by a client disconnect or an error frame. */
+  interrupted: boolean;
+}
+
+/** An admitted request: headers to send (`x-ratelimit-*`) and a settle step that runs once. */
+export interface Admission {
+  headers: Record<string, string>;
+  settle(outcome: AdmissionOutcome): void | Promise<void>;
+}
+
+/**
+ * Keys, plans and limits, plugged into the handler (decisions §6). The handler has already
+ * checked the key's shape and checksum before `authenticate` runs, so a store is never asked
+ * about a malformed key.
+ */
+export interface AccessControl {
+  /** The principal of a well-formed key; throws `invalid_api_key` when it is unknown or revoked. */
+  authenticate(key: ParsedApiKey): Promise<Principal>;
+  /** Admits a chat request or throws a 429 `QuantumChatError`. */
+  admit?(principal: Principal, demand: AdmissionDemand): Promise<Admission>;
+}
+
+/**
+ * The access control used until a key store is plugged in: any well-formed key is accepted,
+ * as organisation `default` on the given plan.
+ */
+export function createFormatOnlyAccessControl(options: { plan?: Plan } = {}): AccessControl {
+  const plan = options.plan ?? 'elite';
+  return {
+    authenticate: async (key) => ({ keyId: key.display, organisationId: 'default', plan, kind: key.kind }),
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The one table that owns every wire error code: its HTTP status and envelope `type`
+ * (decisions §5). Adding a code means adding a row here and nowhere else.
+ */
+export const errorCodes = {
+  invalid_json: { status: 400, type: 'invalid_request_error' },
+  missing_required_parameter: { status: 400, type: 'invalid_request_error' },
+  invalid_type: { status: 400, type: 'invalid_request_error' },
+  invalid_value: { status: 400, type: 'invalid_request_error' },
+  unsupported_value: { status: 400, type: 'invalid_request_error' },
+  invalid_tool_schema: { status: 400, type: 'invalid_request_error' },
+  nesting_too_deep: { status: 400, type: 'invalid_request_error' },
+  invalid_encoding: { status: 400, type: 'invalid_request_error' },
+  missing_api_key: { status: 401, type: 'authentication_error' },
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  invalid_signature: { status: 401, type: 'authentication_error' },
+  plan_required: { status: 403, type: 'permission_error' },
+  model_not_found: { status: 404, type: 'invalid_request_error' },
+  unknown_url: { status: 404, type: 'invalid_request_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  request_too_large: { status: 413, type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  insufficient_quota: { status: 429, type: 'insufficient_quota' },
+  internal_error: { status: 500, type: 'server_error' },
+  upstream_error: { status: 502, type: 'server_error' },
+  engine_unavailable: { status: 503, type: 'server_error' },
+  shutting_down: { status: 503, type: 'server_error' },
+  upstream_timeout: { status: 504, type: 'server_error' },
+} as const satisfies Record<string, { status: number; type: string }>;
+
+/** A wire error code (decisions §5). */
+export type ErrorCode = keyof typeof errorCodes;
+
+/** The envelope `type` values we send. */
+export type ErrorType = (typeof errorCodes)[ErrorCode]['type'];
+
+/** Status and type for a code, from the one table. */
+export function describeErrorCode(code: ErrorCode): { status: number; type: ErrorType } {
+  return errorCodes[code];
+}
+
+/** True when `value` is one of our wire codes. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(errorCodes, value);
+}

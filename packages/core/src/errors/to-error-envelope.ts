@@ -1,0 +1,32 @@
+import type { ErrorEnvelope } from '../schemas/error-envelope.js';
+import { QuantumChatError } from './quantum-chat-error.js';
+
+/** What a failure becomes on the wire: status, extra headers and the envelope. */
+export interface ErrorResponseParts {
+  status: number;
+  headers: Record<string, string>;
+  envelope: ErrorEnvelope;
+  /** The error as a QuantumChatError (unknown errors become a masked `internal_error`). */
+  error: QuantumChatError;
+}
+
+/**
+ * Turns anything thrown into the error envelope. Unknown errors are masked as a 500
+ * `internal_error`: their message and stack never reach a client.
+ */
+export function toErrorResponseParts(thrown: unknown): ErrorResponseParts {
+  const error = QuantumChatError.isInstance(thrown)
+    ? thrown
+    : new QuantumChatError('internal_error', 'The server had an error while processing your request.', { cause: thrown });
+  return {
+    status: error.status,
+    headers: error.headers,
+    envelope: { error: { message: error.message, type: error.type, param: error.param, code: error.code } },
+    error,
+  };
+}
+
+/** The envelope alone, for an SSE `error` frame or a client-side rebuild. */
+export function toErrorEnvelope(thrown: unknown): ErrorEnvelope {
+  return toErrorResponseParts(thrown).envelope;
+}

@@ -1,0 +1,178 @@
+import { createFormatOnlyAccessControl, type AccessControl, type Admission, type Principal } from '../auth/access-control.js';
+import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
+import type { ChatEngine } from '../engine/chat-engine.js';
+import { QuantumChatError } from '../errors/quantum-chat-error.js';
+import { toErrorResponseParts } from '../errors/to-error-envelope.js';
+import { generateRandomId, type GenerateId } from '../ids.js';
+import { createModelRegistry, planAllows, type ModelRegistry } from '../models/model-registry.js';
+import { authenticateRequest } from './authenticate-request.js';
+import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
+import { defaultMaxBodyBytes, headerValue, readRequestBody } from './read-request-body.js';
+import { routeRequest } from './route-request.js';
+import { runToCompletion, runToStream } from './run-chat-completion.js';
+import type { StreamFormat } from './stream-frame-encoder.js';
+import { toFetchHandler } from './to-fetch-handler.js';
+import { validateChatRequest } from './validate-chat-request.js';
+
+export interface ChatHandlerOptions {
+  /** The engine of every model; or give a `registry` for one engine per model. */
+  engine?: ChatEngine;
+  registry?: ModelRegistry;
+  /** The engine behind test keys (decisions §6): the reference engine in the ready server. */
+  testEngine?: ChatEngine;
+  /** Keys, plans and limits; by default any well-formed key is accepted on the `elite` plan. */
+  accessControl?: AccessControl;
+  apiKeyPrefixes?: ApiKeyPrefixes;
+  /** Secrets for `X-Service-Signature` (several during a rotation). */
+  signingSecrets?: readonly string[];
+  signatureToleranceSeconds?: number;
+  /** The default stream format; a request may ask for `x-stream-format: openai`. */
+  streamFormat?: StreamFormat;
+  /** The body limit in bytes; 1 MiB by default. */
+  maxBodyBytes?: number;
+  /** Idle time before a `: keep-alive` comment on a stream; 15 s by default, 0 turns it off. */
+  keepAliveIntervalMs?: number;
+  /** The OpenAPI document served at `/openapi.json`, when given. */
+  openApiDocument?: () => unknown;
+  generateId?: GenerateId;
+  /** Milliseconds since the epoch; injected so that tests get exact bytes. */
+  now?: () => number;
+  /** Reporting only: never alters the response. Called for every 5xx and every mid-stream error. */
+  onError?: (error: unknown, context: { requestId: string }) => void;
+  /** Called once per chat request with how it ended (for logs and usage records). */
+  onRequestSettled?: (record: ChatRequestRecord) => void;
+}
+
+/** What the handler reports of each chat request. */
+export interface ChatRequestRecord {
+  requestId: string;
+  principal: Principal | undefined;
+  model: string;
+  status: number;
+  promptTokens: number;
+  completionTokens: number;
+  interrupted: boolean;
+}
+
+const requestIdPattern = /^[\w.:-]{1,128}$/;
+
+function jsonResponse(status: number, headers: Record<string, string>, body: string): ChatHttpResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body };
+}
+
+/**
+ * The framework-neutral handler: routing, body rules, validation, auth, plans, limits, both
+ * stream formats and the error envelope. Hosts only translate to and from it.
+ *
+ * @example
+ * const handler = createChatHandler({ engine: createReferenceEngine() });
+ * const response = await handler.fetch(new Request('http://localhost/v1/models'));
+ */
+export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
+  const registry = options.registry ?? (options.engine ? createModelRegistry({ engine: options.engine }) : undefined);
+  if (registry === undefined) throw new TypeError('createChatHandler needs an `engine` or a `registry`.');
+  const accessControl = options.accessControl ?? createFormatOnlyAccessControl();
+  const generateId = options.generateId ?? generateRandomId;
+  const now = options.now ?? Date.now;
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const authSettings = {
+    accessControl,
+    prefixes: options.apiKeyPrefixes ?? defaultApiKeyPrefixes,
+    signingSecrets: options.signingSecrets ?? [],
+    nowSeconds: () => Math.floor(now() / 1000),
+    ...(options.signatureToleranceSeconds !== undefined ? { signatureToleranceSeconds: options.signatureToleranceSeconds } : {}),
+  };
+
+  async function listModels(request: ChatHttpRequest, modelId?: string): Promise<ChatHttpResponse> {
+    const principal = await authenticateRequest(request, new Uint8Array(0), authSettings, false);
+    if (modelId === undefined) {
+      const data = registry!.list().map((model) => registry!.toModelObject(model, principal?.plan));
+      return jsonResponse(200, {}, JSON.stringify({ object: 'list', data }));
+    }
+    const model = registry!.get(modelId);
+    if (model === undefined) throw new QuantumChatError('model_not_found', `The model '${modelId.slice(0, 100)}' does not exist.`, { param: 'model' });
+    return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan)));
+  }
+
+  async function createCompletion(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> {
+    const body = readRequestBody(request, maxBodyBytes);
+    const principal = (await authenticateRequest(request, body.bytes, authSettings, true))!;
+    const validated = validateChatRequest(body.value);
+    const model = registry!.get(validated.engineRequest.model);
+    if (model === undefined) {
+      throw new QuantumChatError('model_not_found', `The model '${validated.engineRequest.model.slice(0, 100)}' does not exist.`, { param: 'model' });
+    }
+    if (!planAllows(model, principal.plan)) {
+      throw new QuantumChatError('plan_required', `The model '${model.id}' requires the '${model.requiresPlan}' plan; your organisation is on '${principal.plan}'.`, { param: 'model' });
+    }
+    const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
+    const engineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
+    const admission: Admission | undefined = await accessControl.admit?.(principal, {
+      model: model.id,
+      promptTokens: engine.countPromptTokens?.(engineRequest) ?? 0,
+      maxTokens: engineRequest.maxTokens,
+    });
+    const headers: Record<string, string> = { ...admission?.headers };
+    if (validated.ignoredParams.length > 0) headers['x-quantum-ignored-params'] = validated.ignoredParams.join(', ').slice(0, 1000);
+    const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
+    const settings = {
+      engine,
+      request: engineRequest,
+      requestId,
+      signal: request.signal,
+      generateId,
+      createdSeconds: Math.floor(now() / 1000),
+      streamFormat: format,
+      includeUsage: validated.includeUsage,
+      keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
+      onSettled: (outcome: Parameters<Admission['settle']>[0]) => {
+        void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
+        options.onRequestSettled?.({ requestId, principal, model: model.id, ...outcome });
+      },
+    };
+    if (!validated.stream) return jsonResponse(200, headers, await runToCompletion(settings));
+    const events = await runToStream(settings);
+    return {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers },
+      events,
+    };
+  }
+
+  async function handle(request: ChatHttpRequest): Promise<ChatHttpResponse> {
+    const incoming = headerValue(request.headers, 'x-request-id');
+    const requestId = incoming !== undefined && requestIdPattern.test(incoming) ? incoming : generateId('request');
+    let response: ChatHttpResponse;
+    try {
+      const route = routeRequest(request.method, request.path);
+      switch (route.name) {
+        case 'create-chat-completion':
+          response = await createCompletion(request, requestId);
+          break;
+        case 'list-models':
+          response = await listModels(request);
+          break;
+        case 'retrieve-model':
+          response = await listModels(request, route.modelId);
+          break;
+        case 'openapi':
+          if (options.openApiDocument === undefined) throw new QuantumChatError('unknown_url', 'Unknown request URL: GET /openapi.json.');
+          response = jsonResponse(200, {}, JSON.stringify(options.openApiDocument()));
+          break;
+      }
+    } catch (thrown) {
+      const parts = toErrorResponseParts(thrown);
+      if (parts.status >= 500) {
+        try {
+          options.onError?.(thrown, { requestId });
+        } catch {
+          // Reporting must never alter the response.
+        }
+      }
+      response = jsonResponse(parts.status, parts.headers, JSON.stringify(parts.envelope));
+    }
+    return { ...response, headers: { ...response.headers, 'x-request-id': requestId } };
+  }
+
+  return { handle, fetch: toFetchHandler(handle) };
+}

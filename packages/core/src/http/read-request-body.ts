@@ -1,0 +1,66 @@
+import { QuantumChatError } from '../errors/quantum-chat-error.js';
+import type { ChatHttpRequest } from './chat-http-types.js';
+import { checkParsedBody, decodeUtf8Body, parseJsonBody } from './parse-json-body.js';
+
+/** The default body limit: 1 MiB (decisions §2). */
+export const defaultMaxBodyBytes = 1024 * 1024;
+
+/** A parsed body and, when the host gave them, its raw bytes (for signatures). */
+export interface ReadBody {
+  value: unknown;
+  bytes: Uint8Array | undefined;
+}
+
+const textEncoder = new TextEncoder();
+
+function headerValue(headers: ChatHttpRequest['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
+}
+
+function tooLarge(maxBodyBytes: number): QuantumChatError {
+  return new QuantumChatError('request_too_large', `The request body is larger than ${maxBodyBytes} bytes.`);
+}
+
+/**
+ * Reads a POST body under the rules of decisions §2, in their order: size (413), content
+ * type (415), encoding, depth and JSON (400).
+ */
+export function readRequestBody(request: ChatHttpRequest, maxBodyBytes: number): ReadBody {
+  const { body } = request;
+  if (body.kind === 'rejected') {
+    if (body.reason === 'too-large') throw tooLarge(maxBodyBytes);
+    if (body.reason === 'invalid-json') throw new QuantumChatError('invalid_json', 'The request body is not valid JSON.');
+    throw new QuantumChatError('invalid_json', 'The request body could not be read.');
+  }
+  if (body.kind === 'bytes' && body.bytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
+  if (body.kind === 'text' && body.text.length > maxBodyBytes) throw tooLarge(maxBodyBytes);
+  const contentType = headerValue(request.headers, 'content-type');
+  if (!isJsonContentType(contentType)) {
+    if (body.kind === 'empty' && contentType === undefined) {
+      throw new QuantumChatError('invalid_json', 'The request body is empty; send a JSON object with content-type application/json.');
+    }
+    throw new QuantumChatError('unsupported_media_type', `Unsupported content type '${(contentType ?? 'none').slice(0, 100)}'; send application/json.`);
+  }
+  switch (body.kind) {
+    case 'empty':
+      return { value: parseJsonBody(''), bytes: undefined };
+    case 'parsed':
+      return { value: checkParsedBody(body.value), bytes: undefined };
+    case 'text': {
+      const bytes = textEncoder.encode(body.text);
+      if (bytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
+      return { value: parseJsonBody(body.text), bytes };
+    }
+    case 'bytes':
+      return { value: parseJsonBody(decodeUtf8Body(body.bytes)), bytes: body.bytes };
+  }
+}
+
+export { headerValue };

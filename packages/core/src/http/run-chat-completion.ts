@@ -1,0 +1,220 @@
+import type { AdmissionOutcome } from '../auth/access-control.js';
+import type { ChatEngine, ChatEngineEvent, ChatEngineRequest, EngineUsage } from '../engine/chat-engine.js';
+import { QuantumChatError } from '../errors/quantum-chat-error.js';
+import { toErrorEnvelope } from '../errors/to-error-envelope.js';
+import type { GenerateId } from '../ids.js';
+import type { ToolCall } from '../schemas/tool-call.js';
+import { createStreamFrameEncoder, type StreamFormat } from './stream-frame-encoder.js';
+import { createToolCallIndexer } from './tool-call-indexer.js';
+import { toWireUsage } from './wire-usage.js';
+
+export interface RunSettings {
+  engine: ChatEngine;
+  request: ChatEngineRequest;
+  requestId: string;
+  /** The client's signal; the engine gets its own, aborted by this one or by an early stop. */
+  signal: AbortSignal;
+  generateId: GenerateId;
+  createdSeconds: number;
+  streamFormat: StreamFormat;
+  includeUsage: boolean;
+  keepAliveIntervalMs: number;
+  /** Called once with how the request ended, to settle quota and log. */
+  onSettled(outcome: AdmissionOutcome): void;
+}
+
+const keepAliveFrame = ': keep-alive\n\n';
+const keepAliveTick = Symbol('keep-alive');
+
+/** Tracks what an engine produced, so an interrupted request settles to real usage. */
+function createProgress(engine: ChatEngine, request: ChatEngineRequest) {
+  let generatedText = '';
+  let usage: EngineUsage | undefined;
+  const countTokens = (text: string) => engine.countTokens?.(text) ?? Math.ceil(text.length / 4);
+  return {
+    observe(event: ChatEngineEvent): void {
+      if (event.type === 'finish') usage = event.usage;
+      else if (event.type === 'tool-call') generatedText += (event.name ?? '') + event.argumentsDelta;
+      else generatedText += event.text;
+    },
+    outcome(status: number, interrupted: boolean): AdmissionOutcome {
+      if (usage !== undefined) return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, status, interrupted };
+      const promptTokens = engine.countPromptTokens?.(request) ?? 0;
+      return { promptTokens, completionTokens: generatedText === '' ? 0 : countTokens(generatedText), status, interrupted };
+    },
+  };
+}
+
+function engineEndedEarly(): QuantumChatError {
+  return new QuantumChatError('upstream_error', 'The model stopped without finishing its answer.');
+}
+
+/** Starts the engine with a signal of its own, aborted by the client's. */
+function startEngine(settings: RunSettings) {
+  const controller = new AbortController();
+  const abort = () => controller.abort(settings.signal.reason);
+  if (settings.signal.aborted) abort();
+  else settings.signal.addEventListener('abort', abort, { once: true });
+  const iterator = settings.engine.generate(settings.request, { signal: controller.signal, requestId: settings.requestId })[Symbol.asyncIterator]();
+  const stop = () => {
+    settings.signal.removeEventListener('abort', abort);
+    if (!controller.signal.aborted) controller.abort(new Error('The response ended.'));
+    // Errors from an engine's cleanup must not mask how the request ended.
+    void Promise.resolve(iterator.return?.()).catch(() => undefined);
+  };
+  return { iterator, stop };
+}
+
+/** Runs the engine to its end and builds the non-streaming body (decisions §3). */
+export async function runToCompletion(settings: RunSettings): Promise<string> {
+  const { iterator, stop } = startEngine(settings);
+  const progress = createProgress(settings.engine, settings.request);
+  const indexer = createToolCallIndexer(settings.generateId);
+  const toolCalls: ToolCall[] = [];
+  let reasoning = '';
+  let content = '';
+  let finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
+  try {
+    for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
+      const event = step.value;
+      progress.observe(event);
+      if (event.type === 'reasoning') reasoning += event.text;
+      else if (event.type === 'content') content += event.text;
+      else if (event.type === 'tool-call') {
+        const { call, started } = indexer.resolve(event.index, event.name);
+        if (started) toolCalls.push({ id: call.id, type: 'function', function: { name: call.name, arguments: '' } });
+        toolCalls[call.index]!.function.arguments += event.argumentsDelta;
+      } else {
+        finish = event;
+        break;
+      }
+    }
+    if (finish === undefined) throw engineEndedEarly();
+  } catch (error) {
+    settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
+    throw error;
+  } finally {
+    stop();
+  }
+  settings.onSettled(progress.outcome(200, false));
+  const finishReason = toolCalls.length > 0 && finish.reason === 'stop' ? 'tool_calls' : finish.reason;
+  const message = {
+    role: 'assistant',
+    ...(settings.request.reasoning ? { reasoning_content: reasoning } : {}),
+    content: content === '' && toolCalls.length > 0 ? null : content,
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+  };
+  return JSON.stringify({
+    id: settings.generateId('completion'),
+    object: 'chat.completion',
+    created: settings.createdSeconds,
+    model: settings.request.model,
+    choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
+    usage: toWireUsage(finish.usage),
+  });
+}
+
+/** Waits for the engine's next event, yielding a keep-alive tick each idle interval. */
+function nextOrTick<T>(next: Promise<T>, intervalMs: number): Promise<T | typeof keepAliveTick> {
+  if (!(intervalMs > 0 && intervalMs < Number.POSITIVE_INFINITY)) return next;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(keepAliveTick), intervalMs);
+    next.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Starts a stream: resolves once the engine produced its first event (so an early failure is
+ * still a real HTTP error), then yields SSE frames (decisions §4). A failure after that is an
+ * `error` frame and the stream ends without `[DONE]`.
+ */
+export async function runToStream(settings: RunSettings): Promise<AsyncIterable<string>> {
+  const { iterator, stop } = startEngine(settings);
+  const progress = createProgress(settings.engine, settings.request);
+  let first: IteratorResult<ChatEngineEvent>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    stop();
+    settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
+    throw error;
+  }
+  const encoder = createStreamFrameEncoder(settings.streamFormat, {
+    id: settings.generateId('completion'),
+    created: settings.createdSeconds,
+    model: settings.request.model,
+  });
+  const indexer = createToolCallIndexer(settings.generateId);
+  const showReasoning = settings.request.reasoning;
+
+  function* framesOf(event: ChatEngineEvent): Generator<string> {
+    switch (event.type) {
+      case 'reasoning':
+        if (showReasoning && event.text !== '') yield encoder.reasoning(event.text);
+        return;
+      case 'content':
+        if (event.text !== '') yield encoder.content(event.text);
+        return;
+      case 'tool-call': {
+        const { call, started } = indexer.resolve(event.index, event.name);
+        if (started) yield encoder.toolCallStart(call.index, call.id, call.name);
+        if (event.argumentsDelta !== '') yield encoder.toolCallArguments(call.index, event.argumentsDelta);
+        return;
+      }
+      case 'finish': {
+        const usage = toWireUsage(event.usage);
+        const reason = indexer.count > 0 && event.reason === 'stop' ? 'tool_calls' : event.reason;
+        yield encoder.finish(reason, usage);
+        if (settings.includeUsage) yield encoder.usage(usage);
+        yield encoder.done();
+      }
+    }
+  }
+
+  async function* frames(): AsyncGenerator<string> {
+    let settled = false;
+    const settle = (interrupted: boolean) => {
+      if (settled) return;
+      settled = true;
+      settings.onSettled(progress.outcome(200, interrupted));
+    };
+    try {
+      let step = first;
+      while (!step.done) {
+        progress.observe(step.value);
+        yield* framesOf(step.value);
+        if (step.value.type === 'finish') {
+          settle(false);
+          return;
+        }
+        const next = iterator.next();
+        let result = await nextOrTick(next, settings.keepAliveIntervalMs);
+        while (result === keepAliveTick) {
+          yield keepAliveFrame;
+          result = await nextOrTick(next, settings.keepAliveIntervalMs);
+        }
+        step = result;
+      }
+      throw engineEndedEarly();
+    } catch (error) {
+      settle(true);
+      // The client that left cannot read an error frame; anyone else gets one.
+      if (!settings.signal.aborted) yield encoder.error(toErrorEnvelope(error));
+    } finally {
+      // Reached on normal end, on error, and when the consumer stops early (`return()`).
+      settle(true);
+      stop();
+    }
+  }
+
+  return frames();
+}

@@ -1,0 +1,67 @@
+import type { ErrorEnvelope } from '../schemas/error-envelope.js';
+import type { Usage } from '../schemas/usage.js';
+
+/** The two wire formats of a stream (decisions §4). */
+export type StreamFormat = 'quantum' | 'openai';
+
+export interface StreamEnvelope {
+  id: string;
+  created: number;
+  model: string;
+}
+
+/**
+ * Encodes the frames of one stream. Chunks share one envelope, so its JSON is built once and
+ * only each delta is serialised per frame. `JSON.stringify` never emits a raw line break, so
+ * every `data:` payload is a single line and needs no splitting.
+ */
+export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamEnvelope) {
+  const head = `"id":${JSON.stringify(envelope.id)},"object":"chat.completion.chunk","created":${envelope.created},"model":${JSON.stringify(envelope.model)},"choices":[`;
+  const openDelta = `{${head}{"index":0,"delta":{`;
+  const closeDelta = '},"finish_reason":null}]}';
+  const named = format === 'quantum';
+  let rolePending = true;
+
+  function role(): string {
+    if (!rolePending) return '';
+    rolePending = false;
+    return '"role":"assistant",';
+  }
+  function message(json: string): string {
+    return named ? `event: message\ndata: ${json}\n\n` : `data: ${json}\n\n`;
+  }
+
+  return {
+    reasoning(text: string): string {
+      const piece = JSON.stringify(text);
+      const chunk = `${head}{"index":0,"delta":{${role()}"reasoning_content":${piece}${closeDelta}`;
+      return named ? `event: thought_trace\ndata: {"delta":${piece},${chunk}\n\n` : `data: {${chunk}\n\n`;
+    },
+    content(text: string): string {
+      return message(`${openDelta}${role()}"content":${JSON.stringify(text)}${closeDelta}`);
+    },
+    toolCallStart(index: number, id: string, name: string): string {
+      const call = `{"index":${index},"id":${JSON.stringify(id)},"type":"function","function":{"name":${JSON.stringify(name)},"arguments":""}}`;
+      return message(`${openDelta}${role()}"tool_calls":[${call}]${closeDelta}`);
+    },
+    toolCallArguments(index: number, text: string): string {
+      return message(`${openDelta}${role()}"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(text)}}}]${closeDelta}`);
+    },
+    finish(reason: string, usage: Usage): string {
+      // A stream whose engine produced nothing still gives the role on its first chunk.
+      const delta = rolePending ? role().slice(0, -1) : '';
+      return message(`{${head}{"index":0,"delta":{${delta}},"finish_reason":${JSON.stringify(reason)}}],"usage":${JSON.stringify(usage)}}`);
+    },
+    usage(usage: Usage): string {
+      return message(`{${head}],"usage":${JSON.stringify(usage)}}`);
+    },
+    done(): string {
+      return 'data: [DONE]\n\n';
+    },
+    error(error: ErrorEnvelope): string {
+      return named ? `event: error\ndata: ${JSON.stringify(error)}\n\n` : `data: ${JSON.stringify(error)}\n\n`;
+    },
+  };
+}
+
+export type StreamFrameEncoder = ReturnType<typeof createStreamFrameEncoder>;

@@ -1,0 +1,173 @@
+import * as z from 'zod';
+import type { ChatEngineRequest, EngineMessage } from '../engine/chat-engine.js';
+import { QuantumChatError } from '../errors/quantum-chat-error.js';
+import {
+  chatCompletionRequestSchema,
+  defaultMaxTokens,
+  defaultTemperature,
+  knownRequestFields,
+} from '../schemas/chat-completion-request.js';
+import { messageRoles, messageSchemasByRole, type MessageContent } from '../schemas/message.js';
+import type { ToolChoice, ToolDefinition } from '../schemas/tool-definition.js';
+import { findToolSchemaProblem } from '../tools/validate-tool-schema.js';
+import { formatParamPath, zodIssueToError } from './zod-issue-to-error.js';
+
+/** A chat request that passed every check, ready for an engine (`reasoning` is set by the model). */
+export interface ValidatedChatRequest {
+  engineRequest: Omit<ChatEngineRequest, 'reasoning'>;
+  stream: boolean;
+  includeUsage: boolean;
+  /** Unknown top-level fields, named in `x-quantum-ignored-params`. */
+  ignoredParams: string[];
+}
+
+const requestWithoutMessages = chatCompletionRequestSchema.omit({ messages: true });
+const maxMetadataEntries = 16;
+
+function invalid(param: string, message: string, code: 'invalid_value' | 'unsupported_value' = 'invalid_value') {
+  return new QuantumChatError(code, message, { param });
+}
+
+function firstIssue(result: { success: false; error: z.ZodError }, basePath: PropertyKey[] = []): QuantumChatError {
+  return zodIssueToError(result.error.issues[0]!, basePath);
+}
+
+/** Text parts are joined; any other part type is a 400 `unsupported_value`. */
+function contentToText(content: MessageContent): string {
+  return typeof content === 'string' ? content : content.map((part) => part.text).join('');
+}
+
+function checkContentParts(content: unknown, path: PropertyKey[]): void {
+  if (!Array.isArray(content)) return;
+  content.forEach((part, index) => {
+    const type = typeof part === 'object' && part !== null ? (part as { type?: unknown }).type : undefined;
+    if (typeof type === 'string' && type !== 'text') {
+      throw invalid(formatParamPath([...path, index, 'type']), `Content part type '${type}' is not supported; only 'text' parts are.`, 'unsupported_value');
+    }
+  });
+}
+
+function validateMessages(raw: unknown): EngineMessage[] {
+  if (raw === undefined) throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'messages'.", { param: 'messages' });
+  if (!Array.isArray(raw)) throw new QuantumChatError('invalid_type', "Invalid type for 'messages': expected an array of message objects.", { param: 'messages' });
+  if (raw.length === 0) throw invalid('messages', "Invalid value for 'messages': at least one message is required.");
+  const knownCallIds = new Set<string>();
+  return raw.map((message: unknown, index): EngineMessage => {
+    const path = ['messages', index];
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      throw new QuantumChatError('invalid_type', `Invalid type for 'messages[${index}]': expected a message object.`, { param: `messages[${index}]` });
+    }
+    const role = (message as { role?: unknown }).role;
+    if (role === undefined || role === null) throw new QuantumChatError('missing_required_parameter', `Missing required parameter: 'messages[${index}].role'.`, { param: `messages[${index}].role` });
+    if (typeof role !== 'string' || !(messageRoles as readonly string[]).includes(role)) {
+      throw invalid(`messages[${index}].role`, `Invalid value for 'messages[${index}].role': expected one of ${messageRoles.join(', ')}.`);
+    }
+    checkContentParts((message as { content?: unknown }).content, [...path, 'content']);
+    const parsed = messageSchemasByRole[role as keyof typeof messageSchemasByRole].safeParse(message, { reportInput: true });
+    if (!parsed.success) throw firstIssue(parsed, path);
+    const value = parsed.data;
+    switch (value.role) {
+      case 'system':
+      case 'developer':
+      case 'user':
+        return { role: value.role === 'user' ? 'user' : 'system', content: contentToText(value.content), ...(value.name ? { name: value.name } : {}) };
+      case 'assistant': {
+        const toolCalls = value.tool_calls ?? undefined;
+        if ((value.content === null || value.content === undefined) && !toolCalls?.length) {
+          throw new QuantumChatError('missing_required_parameter', `Missing required parameter: 'messages[${index}].content' (an assistant message needs content or tool_calls).`, { param: `messages[${index}].content` });
+        }
+        toolCalls?.forEach((call) => knownCallIds.add(call.id));
+        const reasoning = value.reasoning_content ?? value.reasoning ?? undefined;
+        return {
+          role: 'assistant',
+          content: value.content === null || value.content === undefined ? null : contentToText(value.content),
+          ...(toolCalls?.length ? { toolCalls } : {}),
+          ...(reasoning ? { reasoning } : {}),
+          ...(value.name ? { name: value.name } : {}),
+        };
+      }
+      case 'tool':
+        if (!knownCallIds.has(value.tool_call_id)) {
+          throw invalid(`messages[${index}].tool_call_id`, `Invalid value for 'messages[${index}].tool_call_id': no earlier assistant tool call has the id '${value.tool_call_id.slice(0, 64)}'.`);
+        }
+        return { role: 'tool', content: contentToText(value.content), toolCallId: value.tool_call_id };
+    }
+  });
+}
+
+function validateTools(tools: ToolDefinition[]): void {
+  const names = new Set<string>();
+  tools.forEach((tool, index) => {
+    if (names.has(tool.function.name)) throw invalid(`tools[${index}].function.name`, `Invalid value for 'tools[${index}].function.name': the name '${tool.function.name}' is used twice.`);
+    names.add(tool.function.name);
+    const parameters = tool.function.parameters;
+    if (parameters === undefined || parameters === null) return;
+    const problem = findToolSchemaProblem(parameters);
+    if (problem !== undefined) {
+      const param = `tools[${index}].function.parameters`;
+      throw new QuantumChatError('invalid_tool_schema', `Invalid schema for function '${tool.function.name}' in '${param}': ${problem.message}.`, { param });
+    }
+  });
+}
+
+function resolveToolChoice(choice: ToolChoice | undefined, tools: ToolDefinition[]): ToolChoice {
+  if (choice === undefined) return tools.length > 0 ? 'auto' : 'none';
+  if (choice === 'required' && tools.length === 0) throw invalid('tool_choice', "Invalid value for 'tool_choice': 'required' needs at least one tool in 'tools'.");
+  if (typeof choice === 'object' && !tools.some((tool) => tool.function.name === choice.function.name)) {
+    throw invalid('tool_choice', `Invalid value for 'tool_choice': no tool named '${choice.function.name.slice(0, 64)}' is in 'tools'.`);
+  }
+  return choice;
+}
+
+/**
+ * Validates a parsed body as a chat completion request (decisions §2): unknown top-level
+ * fields are ignored and reported, `null` reads as absent, defaults are applied, and the
+ * first problem becomes a 400 that names its field.
+ */
+export function validateChatRequest(body: unknown): ValidatedChatRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new QuantumChatError('invalid_type', 'The request body must be a JSON object.');
+  }
+  const ignoredParams: string[] = [];
+  const known: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (!knownRequestFields.has(key)) ignoredParams.push(key);
+    else if (value !== null) known[key] = value;
+  }
+  if (known.model === undefined) throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'model'.", { param: 'model' });
+  const messages = validateMessages(known.messages);
+  const parsed = requestWithoutMessages.safeParse(known, { reportInput: true });
+  if (!parsed.success) throw firstIssue(parsed);
+  const request = parsed.data;
+
+  if (request.n !== undefined && request.n !== 1) throw invalid('n', "Unsupported value for 'n': only 1 choice per request is supported.", 'unsupported_value');
+  if (request.max_tokens !== undefined && request.max_completion_tokens !== undefined && request.max_tokens !== request.max_completion_tokens) {
+    throw invalid('max_completion_tokens', "Invalid value for 'max_completion_tokens': it differs from 'max_tokens'; send one of them.");
+  }
+  if (request.metadata !== undefined && Object.keys(request.metadata).length > maxMetadataEntries) {
+    throw invalid('metadata', `Invalid value for 'metadata': at most ${maxMetadataEntries} entries are allowed.`);
+  }
+  const tools = request.tools ?? [];
+  validateTools(tools);
+  const toolChoice = resolveToolChoice(request.tool_choice, tools);
+  const stop = request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : request.stop;
+
+  return {
+    engineRequest: {
+      model: request.model,
+      messages,
+      tools,
+      toolChoice,
+      parallelToolCalls: request.parallel_tool_calls ?? true,
+      temperature: request.temperature ?? defaultTemperature,
+      maxTokens: request.max_tokens ?? request.max_completion_tokens ?? defaultMaxTokens,
+      ...(request.top_p !== undefined ? { topP: request.top_p } : {}),
+      ...(stop !== undefined && stop.length > 0 ? { stop } : {}),
+      ...(request.seed !== undefined ? { seed: request.seed } : {}),
+      ...(request.user !== undefined ? { user: request.user } : {}),
+    },
+    stream: request.stream ?? false,
+    includeUsage: request.stream_options?.include_usage ?? false,
+    ignoredParams,
+  };
+}

@@ -1,0 +1,32 @@
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` random base62 characters from the platform's CSPRNG (Web Crypto, no `node:`). */
+export function randomBase62(length: number): string {
+  // 62 * 4 = 248 < 256: rejecting bytes >= 248 keeps the draw uniform.
+  let out = '';
+  while (out.length < length) {
+    const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
+    for (const byte of bytes) {
+      if (byte < 248) out += base62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** The kinds of identifier the handler makes. */
+export type IdKind = 'completion' | 'tool-call' | 'request';
+
+/** Makes an identifier of a kind; injected so that tests can compare bytes exactly. */
+export type GenerateId = (kind: IdKind) => string;
+
+const prefixes: Record<IdKind, string> = { completion: 'chatcmpl-', 'tool-call': 'call_', request: 'req_' };
+
+/** The default id maker: `chatcmpl-<24 base62>`, `call_<24 base62>`, `req_<24 base62>`. */
+export const generateRandomId: GenerateId = (kind) => prefixes[kind] + randomBase62(24);
+
+/** A deterministic id maker for tests: `chatcmpl-000…1`, `call_000…2`, ... */
+export function createSequentialIdGenerator(): GenerateId {
+  let counter = 0;
+  return (kind) => prefixes[kind] + String(++counter).padStart(24, '0');
+}

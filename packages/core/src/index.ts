@@ -1,0 +1,88 @@
+// @quantum-chat/core: the whole Quantum chat-completions protocol and no host.
+// Adapters wrap `createChatHandler`; clients reuse the schemas, the SSE codec and the
+// tool-call accumulator.
+
+/** The framework-neutral handler and its plain-data request/response. */
+export { createChatHandler } from './http/create-chat-handler.js';
+export type { ChatHandlerOptions, ChatRequestRecord } from './http/create-chat-handler.js';
+export type {
+  ChatHandler,
+  ChatHttpRequest,
+  ChatHttpRequestBody,
+  ChatHttpResponse,
+  ChatHttpBodyResponse,
+  ChatHttpStreamResponse,
+} from './http/chat-http-types.js';
+export type { StreamFormat } from './http/stream-frame-encoder.js';
+export { validateChatRequest } from './http/validate-chat-request.js';
+export type { ValidatedChatRequest } from './http/validate-chat-request.js';
+export { defaultMaxBodyBytes } from './http/read-request-body.js';
+export { maxJsonDepth } from './http/parse-json-body.js';
+
+/** The engine interface a model runtime implements. */
+export type {
+  ChatEngine,
+  ChatEngineContext,
+  ChatEngineEvent,
+  ChatEngineRequest,
+  EngineMessage,
+  EngineUsage,
+} from './engine/chat-engine.js';
+
+/** Models: the four built-ins and the registry mapping each to an engine. */
+export { builtinModels, defaultOwnedBy } from './models/builtin-models.js';
+export type { ModelInfo } from './models/builtin-models.js';
+export { createModelRegistry, planAllows } from './models/model-registry.js';
+export type { ModelRegistry, ModelRegistryOptions, RegisteredModel } from './models/model-registry.js';
+
+/** Wire schemas (zod) and their types. */
+export { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxTokensCeiling } from './schemas/chat-completion-request.js';
+export type { ChatCompletionRequest } from './schemas/chat-completion-request.js';
+export { messageSchema, messageContentSchema, textPartSchema, messageRoles } from './schemas/message.js';
+export type { Message, MessageContent, MessageRole } from './schemas/message.js';
+export { toolDefinitionSchema, toolChoiceSchema, toolNamePattern } from './schemas/tool-definition.js';
+export type { ToolDefinition, ToolChoice } from './schemas/tool-definition.js';
+export { toolCallSchema, toolCallDeltaSchema } from './schemas/tool-call.js';
+export type { ToolCall, ToolCallDelta } from './schemas/tool-call.js';
+export { usageSchema } from './schemas/usage.js';
+export type { Usage } from './schemas/usage.js';
+export { chatCompletionSchema, choiceSchema, assistantResponseMessageSchema, finishReasonSchema } from './schemas/chat-completion.js';
+export type { ChatCompletion, Choice, AssistantResponseMessage, FinishReason } from './schemas/chat-completion.js';
+export { chatCompletionChunkSchema, chunkDeltaSchema } from './schemas/chat-completion-chunk.js';
+export type { ChatCompletionChunk, ChunkDelta } from './schemas/chat-completion-chunk.js';
+export { thoughtTraceChunkSchema } from './schemas/thought-trace-chunk.js';
+export type { ThoughtTraceChunk } from './schemas/thought-trace-chunk.js';
+export { modelSchema, modelListSchema, planSchema } from './schemas/model.js';
+export type { Model, ModelList, Plan } from './schemas/model.js';
+export { errorEnvelopeSchema, lenientErrorEnvelopeSchema } from './schemas/error-envelope.js';
+export type { ErrorEnvelope, LenientErrorEnvelope } from './schemas/error-envelope.js';
+
+/** Server-Sent Events: encoder, incremental decoder, and its TransformStream wrapper. */
+export { encodeSseEvent, encodeSseComment } from './sse/encode-sse-event.js';
+export type { SseEventInit } from './sse/encode-sse-event.js';
+export { createSseDecoder } from './sse/create-sse-decoder.js';
+export type { SseDecoder, SseDecoderCallbacks, SseEvent } from './sse/create-sse-decoder.js';
+export { SseDecoderStream } from './sse/sse-decoder-stream.js';
+
+/** Tool calls: definition checks and the streaming accumulator. */
+export { createToolCallAccumulator } from './tools/tool-call-accumulator.js';
+export type { ToolCallAccumulator } from './tools/tool-call-accumulator.js';
+export { findToolSchemaProblem } from './tools/validate-tool-schema.js';
+
+/** Errors: one class, one code table, one function to the envelope. */
+export { QuantumChatError } from './errors/quantum-chat-error.js';
+export type { QuantumChatErrorOptions } from './errors/quantum-chat-error.js';
+export { errorCodes, describeErrorCode, isErrorCode } from './errors/error-codes.js';
+export type { ErrorCode, ErrorType } from './errors/error-codes.js';
+export { toErrorEnvelope, toErrorResponseParts } from './errors/to-error-envelope.js';
+
+/** Keys, access control and request signatures. */
+export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } from './auth/parse-api-key.js';
+export type { ApiKeyKind, ApiKeyPrefixes, ParsedApiKey } from './auth/parse-api-key.js';
+export { createFormatOnlyAccessControl } from './auth/access-control.js';
+export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, Principal } from './auth/access-control.js';
+export { verifySignature, signRequestBody, parseSignatureHeader, defaultSignatureToleranceSeconds } from './auth/verify-signature.js';
+
+/** Identifiers. */
+export { generateRandomId, createSequentialIdGenerator, randomBase62 } from './ids.js';
+export type { GenerateId, IdKind } from './ids.js';

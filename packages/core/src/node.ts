@@ -1,0 +1,9 @@
+// @quantum-chat/core/node: the bridge adapters share between Node's http objects and the
+// core. Typed structurally, so the core still imports nothing from `node:`.
+
+/** Read a Node request into the core's plain request. */
+export { readChatRequest } from './node/read-chat-request.js';
+export type { ReadChatRequestOptions } from './node/read-chat-request.js';
+/** Write the core's response to a Node response, honouring backpressure. */
+export { writeChatResponse } from './node/write-chat-response.js';
+export type { NodeIncomingMessageLike, NodeServerResponseLike } from './node/node-like.js';

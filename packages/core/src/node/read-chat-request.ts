@@ -1,0 +1,73 @@
+import type { ChatHttpRequest, ChatHttpRequestBody } from '../http/chat-http-types.js';
+import { defaultMaxBodyBytes } from '../http/read-request-body.js';
+import type { NodeIncomingMessageLike, NodeServerResponseLike } from './node-like.js';
+
+export interface ReadChatRequestOptions {
+  /** The path below the mount point; defaults to the request URL's path. */
+  path?: string;
+  /** A body a host parser already consumed (`req.body` after `express.json()`). */
+  parsedBody?: unknown;
+  maxBodyBytes?: number;
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Reads the body as bytes under a limit; past it, stops reading and reports `too-large`. */
+function readBody(req: NodeIncomingMessageLike, maxBodyBytes: number): Promise<ChatHttpRequestBody> {
+  if (req.readableEnded) return Promise.resolve({ kind: 'empty' });
+  return new Promise((resolve) => {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    let done = false;
+    const finish = (body: ChatHttpRequestBody) => {
+      if (done) return;
+      done = true;
+      resolve(body);
+    };
+    req.on('data', (chunk) => {
+      if (done) return;
+      total += chunk.byteLength;
+      if (total > maxBodyBytes) {
+        // Keep draining (without storing) so the 413 can still be written on this socket.
+        finish({ kind: 'rejected', reason: 'too-large' });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => finish(total === 0 ? { kind: 'empty' } : { kind: 'bytes', bytes: concat(chunks, total) }));
+    req.on('error', () => finish({ kind: 'rejected', reason: 'unreadable' }));
+    req.on('close', () => finish({ kind: 'rejected', reason: 'unreadable' }));
+  });
+}
+
+/**
+ * Turns a Node request into the core's request: headers as they are, the body as raw bytes
+ * under a limit, and a signal that aborts when the response closes before it ended (the
+ * client went away).
+ *
+ * @example
+ * const request = await readChatRequest(req, res, { path: '/chat/completions' });
+ */
+export async function readChatRequest(
+  req: NodeIncomingMessageLike,
+  res: NodeServerResponseLike,
+  options: ReadChatRequestOptions = {},
+): Promise<ChatHttpRequest> {
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableEnded) controller.abort(new Error('The client closed the connection.'));
+  });
+  const path = options.path ?? (req.url ?? '/').split('?', 1)[0]!;
+  const body: ChatHttpRequestBody =
+    options.parsedBody !== undefined ? { kind: 'parsed', value: options.parsedBody } : await readBody(req, options.maxBodyBytes ?? defaultMaxBodyBytes);
+  return { method: req.method ?? 'GET', path, headers: req.headers, body, signal: controller.signal };
+}

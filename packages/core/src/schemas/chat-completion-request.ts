@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { messageSchema } from './message.js';
+import { toolChoiceSchema, toolDefinitionSchema } from './tool-definition.js';
+
+/** The upper bound of `max_tokens` (spec §8). */
+export const maxTokensCeiling = 8192;
+/** The default of `max_tokens` (spec §4.1). */
+export const defaultMaxTokens = 4096;
+/** The default of `temperature` (spec §4.1). */
+export const defaultTemperature = 0.7;
+
+/**
+ * The body of `POST /chat/completions` as the handler validates it (after `null` was read as
+ * absent). Unknown top-level fields are not part of it: they are ignored and reported.
+ */
+export const chatCompletionRequestSchema = z.object({
+  model: z.string(),
+  messages: z.array(messageSchema).min(1),
+  stream: z.boolean().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().min(1).max(maxTokensCeiling).optional(),
+  max_completion_tokens: z.number().int().min(1).max(maxTokensCeiling).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).optional(),
+  seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional(),
+  user: z.string().max(256).optional(),
+  metadata: z.record(z.string().max(64), z.string().max(512)).optional(),
+  n: z.number().int().optional(),
+  parallel_tool_calls: z.boolean().optional(),
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).optional(),
+  tools: z.array(toolDefinitionSchema).max(128).optional(),
+  tool_choice: toolChoiceSchema.optional(),
+});
+export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
+
+/** The top-level fields the request understands; the rest are ignored and named in a header. */
+export const knownRequestFields: ReadonlySet<string> = new Set(Object.keys(chatCompletionRequestSchema.shape));
