@@ -16,7 +16,7 @@ export type {
 export type { StreamFormat } from './http/stream-frame-encoder.js';
 export { validateChatRequest } from './http/validate-chat-request.js';
 export type { ValidatedChatRequest } from './http/validate-chat-request.js';
-export { defaultMaxBodyBytes } from './http/read-request-body.js';
+export { defaultMaxBodyBytes, bodyRejectionError } from './http/read-request-body.js';
 export { maxJsonDepth } from './http/parse-json-body.js';
 
 /** The engine interface a model runtime implements. */
@@ -74,7 +74,7 @@ export { QuantumChatError } from './errors/quantum-chat-error.js';
 export type { QuantumChatErrorOptions } from './errors/quantum-chat-error.js';
 export { errorCodes, describeErrorCode, isErrorCode } from './errors/error-codes.js';
 export type { ErrorCode, ErrorType } from './errors/error-codes.js';
-export { toErrorEnvelope, toErrorResponseParts } from './errors/to-error-envelope.js';
+export { toErrorEnvelope, toErrorResponseParts, toErrorHttpResponse } from './errors/to-error-envelope.js';
 
 /** Keys, access control and request signatures. */
 export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } from './auth/parse-api-key.js';

@@ -1,3 +1,4 @@
+import type { ChatHttpBodyResponse } from '../http/chat-http-types.js';
 import type { ErrorEnvelope } from '../schemas/error-envelope.js';
 import { QuantumChatError } from './quantum-chat-error.js';
 
@@ -29,4 +30,10 @@ export function toErrorResponseParts(thrown: unknown): ErrorResponseParts {
 /** The envelope alone, for an SSE `error` frame or a client-side rebuild. */
 export function toErrorEnvelope(thrown: unknown): ErrorEnvelope {
   return toErrorResponseParts(thrown).envelope;
+}
+
+/** A finished JSON error response for anything thrown: what hosts write when the core cannot. */
+export function toErrorHttpResponse(thrown: unknown): ChatHttpBodyResponse {
+  const parts = toErrorResponseParts(thrown);
+  return { status: parts.status, headers: { 'content-type': 'application/json', ...parts.headers }, body: JSON.stringify(parts.envelope) };
 }

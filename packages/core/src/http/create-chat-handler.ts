@@ -2,7 +2,7 @@ import { createFormatOnlyAccessControl, type AccessControl, type Admission, type
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import { toErrorResponseParts } from '../errors/to-error-envelope.js';
+import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
 import { createModelRegistry, planAllows, type ModelRegistry } from '../models/model-registry.js';
 import { authenticateRequest } from './authenticate-request.js';
@@ -161,15 +161,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
           break;
       }
     } catch (thrown) {
-      const parts = toErrorResponseParts(thrown);
-      if (parts.status >= 500) {
+      response = toErrorHttpResponse(thrown);
+      if (response.status >= 500) {
         try {
           options.onError?.(thrown, { requestId });
         } catch {
           // Reporting must never alter the response.
         }
       }
-      response = jsonResponse(parts.status, parts.headers, JSON.stringify(parts.envelope));
     }
     return { ...response, headers: { ...response.headers, 'x-request-id': requestId } };
   }

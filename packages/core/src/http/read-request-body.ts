@@ -28,17 +28,20 @@ function tooLarge(maxBodyBytes: number): QuantumChatError {
   return new QuantumChatError('request_too_large', `The request body is larger than ${maxBodyBytes} bytes.`);
 }
 
+/** The error for a body the host refused itself (its own parser or limit failed). */
+export function bodyRejectionError(reason: 'too-large' | 'unreadable' | 'invalid-json', maxBodyBytes = defaultMaxBodyBytes): QuantumChatError {
+  if (reason === 'too-large') return tooLarge(maxBodyBytes);
+  if (reason === 'invalid-json') return new QuantumChatError('invalid_json', 'The request body is not valid JSON.');
+  return new QuantumChatError('invalid_json', 'The request body could not be read.');
+}
+
 /**
  * Reads a POST body under the rules of decisions §2, in their order: size (413), content
  * type (415), encoding, depth and JSON (400).
  */
 export function readRequestBody(request: ChatHttpRequest, maxBodyBytes: number): ReadBody {
   const { body } = request;
-  if (body.kind === 'rejected') {
-    if (body.reason === 'too-large') throw tooLarge(maxBodyBytes);
-    if (body.reason === 'invalid-json') throw new QuantumChatError('invalid_json', 'The request body is not valid JSON.');
-    throw new QuantumChatError('invalid_json', 'The request body could not be read.');
-  }
+  if (body.kind === 'rejected') throw bodyRejectionError(body.reason, maxBodyBytes);
   if (body.kind === 'bytes' && body.bytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
   if (body.kind === 'text' && body.text.length > maxBodyBytes) throw tooLarge(maxBodyBytes);
   const contentType = headerValue(request.headers, 'content-type');

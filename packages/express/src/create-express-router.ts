@@ -1,0 +1,61 @@
+// Adapter authors: this file only converts between Express and the core. Routing, body
+// rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
+import { bodyRejectionError, createChatHandler, toErrorHttpResponse, type ChatHandler, type ChatHandlerOptions } from '@quantum-chat/core';
+import { readChatRequest, writeChatResponse } from '@quantum-chat/core/node';
+import { Router, type ErrorRequestHandler, type Request } from 'express';
+
+export interface ExpressRouterOptions extends ChatHandlerOptions {
+  /** Called for failures of the bridge itself (the core already reports its own). */
+  onBridgeError?: (error: unknown) => void;
+}
+
+function resolveHandler(optionsOrHandler: ExpressRouterOptions | ChatHandler): ChatHandler {
+  return 'handle' in optionsOrHandler ? optionsOrHandler : createChatHandler(optionsOrHandler);
+}
+
+/** A body an earlier `express.json()` left on `req.body` (it sets `{}` when it skipped). */
+function parsedBodyOf(req: Request): unknown {
+  return req.body !== undefined && (req as { _body?: boolean })._body === true ? req.body : undefined;
+}
+
+/**
+ * An Express router serving the Quantum chat API below wherever it is mounted.
+ *
+ * @example
+ * app.use('/v1', createExpressRouter({ engine: createReferenceEngine() }));
+ */
+export function createExpressRouter(optionsOrHandler: ExpressRouterOptions | ChatHandler): Router {
+  const handler = resolveHandler(optionsOrHandler);
+  const onBridgeError = 'handle' in optionsOrHandler ? undefined : optionsOrHandler.onBridgeError;
+  const router = Router();
+  router.use(async (req, res) => {
+    try {
+      const request = await readChatRequest(req, res, { path: req.path, parsedBody: parsedBodyOf(req) });
+      await writeChatResponse(res, await handler.handle(request));
+    } catch (error) {
+      onBridgeError?.(error);
+      if (!res.headersSent) await writeChatResponse(res, toErrorHttpResponse(error));
+      else if (!res.writableEnded) res.end();
+    }
+  });
+  return router;
+}
+
+const bodyParserErrors: Record<string, 'invalid-json' | 'too-large' | 'unreadable'> = {
+  'entity.parse.failed': 'invalid-json',
+  'entity.too.large': 'too-large',
+  'encoding.unsupported': 'unreadable',
+  'charset.unsupported': 'unreadable',
+};
+
+/**
+ * Turns errors of a host's own body parsers (`express.json()` mounted before the router) into
+ * our envelope. Express only passes errors to four-argument middleware, so mount it after
+ * the router: `app.use(quantumChatErrorHandler)`.
+ */
+export const quantumChatErrorHandler: ErrorRequestHandler = (error, req, res, next) => {
+  const reason = bodyParserErrors[(error as { type?: string })?.type ?? ''];
+  if (reason === undefined || res.headersSent) return next(error);
+  const limit = (error as { limit?: number }).limit;
+  writeChatResponse(res, toErrorHttpResponse(bodyRejectionError(reason, limit))).catch(next);
+};

@@ -1,0 +1,61 @@
+// Adapter authors: this file only converts between Fastify and the core. Routing, body
+// rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
+import { Readable } from 'node:stream';
+import {
+  bodyRejectionError,
+  createChatHandler,
+  defaultMaxBodyBytes,
+  toErrorHttpResponse,
+  type ChatHandler,
+  type ChatHandlerOptions,
+  type ChatHttpResponse,
+} from '@quantum-chat/core';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+
+/** Handler options, or an existing handler as `{ handler }` (one handler can serve several hosts). */
+export type FastifyQuantumChatOptions = ChatHandlerOptions | { handler: ChatHandler; maxBodyBytes?: number };
+
+function send(reply: FastifyReply, response: ChatHttpResponse): FastifyReply {
+  reply.code(response.status).headers(response.headers);
+  // Through reply.send, so other plugins' hooks and headers (CORS, ...) still apply.
+  return reply.send('events' in response ? Readable.from(response.events, { objectMode: false }) : response.body);
+}
+
+/**
+ * A Fastify plugin serving the Quantum chat API below its prefix. Not wrapped in
+ * `fastify-plugin` on purpose: its body parser and error handler stay inside its scope.
+ *
+ * @example
+ * await app.register(fastifyQuantumChat, { prefix: '/v1', engine: createReferenceEngine() });
+ */
+export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> = async (fastify, options) => {
+  const handler = 'handler' in options ? options.handler : createChatHandler(options);
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const prefix = fastify.prefix;
+
+  fastify.removeAllContentTypeParsers();
+  // Raw bytes for every content type: the core decides 400/415 and checks signatures on them.
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
+
+  fastify.setErrorHandler((error, _request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    const failure = status === 413 ? bodyRejectionError('too-large', maxBodyBytes) : status < 500 ? bodyRejectionError('unreadable') : error;
+    return send(reply, toErrorHttpResponse(failure));
+  });
+
+  fastify.all('/*', async (request, reply) => {
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableEnded) controller.abort(new Error('The client closed the connection.'));
+    });
+    const body = request.body;
+    const response = await handler.handle({
+      method: request.method,
+      path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
+      headers: request.headers,
+      body: Buffer.isBuffer(body) && body.byteLength > 0 ? { kind: 'bytes', bytes: body } : { kind: 'empty' },
+      signal: controller.signal,
+    });
+    return send(reply, response);
+  });
+};
