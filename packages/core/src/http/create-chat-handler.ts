@@ -32,6 +32,11 @@ export interface ChatHandlerOptions {
   maxBodyBytes?: number;
   /** Idle time before a `: keep-alive` comment on a stream; 15 s by default, 0 turns it off. */
   keepAliveIntervalMs?: number;
+  /**
+   * Aborted when the server shuts down: new chat requests get 503 `shutting_down`, and open
+   * ones end with a `shutting_down` error (an error frame, without `[DONE]`, for streams).
+   */
+  shutdownSignal?: AbortSignal;
   /** The OpenAPI document served at `/openapi.json`, when given. */
   openApiDocument?: () => unknown;
   generateId?: GenerateId;
@@ -95,6 +100,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   }
 
   async function createCompletion(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> {
+    if (options.shutdownSignal?.aborted) throw new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.');
     const body = readRequestBody(request, maxBodyBytes);
     const principal = (await authenticateRequest(request, body.bytes, authSettings, true))!;
     const validated = validateChatRequest(body.value);
@@ -120,6 +126,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       request: engineRequest,
       requestId,
       signal: request.signal,
+      shutdownSignal: options.shutdownSignal,
       generateId,
       createdSeconds: Math.floor(now() / 1000),
       streamFormat: format,

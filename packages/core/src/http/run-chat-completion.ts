@@ -14,6 +14,8 @@ export interface RunSettings {
   requestId: string;
   /** The client's signal; the engine gets its own, aborted by this one or by an early stop. */
   signal: AbortSignal;
+  /** Aborted when the server shuts down: open requests end with a `shutting_down` error. */
+  shutdownSignal?: AbortSignal | undefined;
   generateId: GenerateId;
   createdSeconds: number;
   streamFormat: StreamFormat;
@@ -49,15 +51,26 @@ function engineEndedEarly(): QuantumChatError {
   return new QuantumChatError('upstream_error', 'The model stopped without finishing its answer.');
 }
 
-/** Starts the engine with a signal of its own, aborted by the client's. */
+/** What a failure becomes: a server shutdown outranks whatever the aborted engine threw. */
+function explainFailure(settings: RunSettings, error: unknown): unknown {
+  if (settings.shutdownSignal?.aborted && !settings.signal.aborted) {
+    return new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.', { cause: error });
+  }
+  return error;
+}
+
+/** Starts the engine with a signal of its own, aborted by the client's or by a shutdown. */
 function startEngine(settings: RunSettings) {
   const controller = new AbortController();
-  const abort = () => controller.abort(settings.signal.reason);
-  if (settings.signal.aborted) abort();
-  else settings.signal.addEventListener('abort', abort, { once: true });
+  const sources = [settings.signal, settings.shutdownSignal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const abort = () => controller.abort(sources.find((signal) => signal.aborted)?.reason);
+  for (const signal of sources) {
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+  }
   const iterator = settings.engine.generate(settings.request, { signal: controller.signal, requestId: settings.requestId })[Symbol.asyncIterator]();
   const stop = () => {
-    settings.signal.removeEventListener('abort', abort);
+    for (const signal of sources) signal.removeEventListener('abort', abort);
     if (!controller.signal.aborted) controller.abort(new Error('The response ended.'));
     // Errors from an engine's cleanup must not mask how the request ended.
     void Promise.resolve(iterator.return?.()).catch(() => undefined);
@@ -90,7 +103,8 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
       }
     }
     if (finish === undefined) throw engineEndedEarly();
-  } catch (error) {
+  } catch (thrown) {
+    const error = explainFailure(settings, thrown);
     settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
     throw error;
   } finally {
@@ -143,8 +157,9 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
   let first: IteratorResult<ChatEngineEvent>;
   try {
     first = await iterator.next();
-  } catch (error) {
+  } catch (thrown) {
     stop();
+    const error = explainFailure(settings, thrown);
     settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
     throw error;
   }
@@ -208,7 +223,7 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
     } catch (error) {
       settle(true);
       // The client that left cannot read an error frame; anyone else gets one.
-      if (!settings.signal.aborted) yield encoder.error(toErrorEnvelope(error));
+      if (!settings.signal.aborted) yield encoder.error(toErrorEnvelope(explainFailure(settings, error)));
     } finally {
       // Reached on normal end, on error, and when the consumer stops early (`return()`).
       settle(true);
