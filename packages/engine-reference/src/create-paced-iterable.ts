@@ -1,0 +1,101 @@
+import type { ChatEngineEvent } from '@quantum-chat/core';
+
+/** How fast the reference engine hands out its events. Both default to 0: no timers at all. */
+export interface PacingOptions {
+  /** Wait this long before the first event, like a model's time to first token. */
+  firstTokenDelayMs?: number;
+  /** Hand out at most this many pieces per second after the first (each piece is about one token). */
+  tokensPerSecond?: number;
+}
+
+type Step = IteratorResult<ChatEngineEvent, undefined>;
+const done: Step = { done: true, value: undefined };
+
+/**
+ * Plays a list of events as an async iterable, optionally paced with timers.
+ *
+ * It is a hand-written iterator rather than an `async function*` for one reason: an async
+ * generator queues `return()` behind a pending `next()`, so a consumer that leaves during a
+ * delay would wait it out. Here `return()` clears the timer and ends at once, and an abort
+ * clears it and rejects the pending `next()` with `signal.reason`. Each `for await` gets its
+ * own iterator, and `produce` runs on the first `next()` of each.
+ *
+ * @example
+ * for await (const event of createPacedIterable(() => events, { tokensPerSecond: 20 }, signal)) {}
+ * @internal
+ */
+export function createPacedIterable(
+  produce: () => ChatEngineEvent[],
+  pacing: PacingOptions,
+  signal: AbortSignal,
+): AsyncIterable<ChatEngineEvent> {
+  const firstDelay = Math.max(0, pacing.firstTokenDelayMs ?? 0);
+  const pieceDelay = pacing.tokensPerSecond && pacing.tokensPerSecond > 0 ? 1000 / pacing.tokensPerSecond : 0;
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<ChatEngineEvent, undefined> {
+      let events: ChatEngineEvent[] | undefined;
+      let position = 0;
+      let finished = false;
+      let pending: { timer: ReturnType<typeof setTimeout>; resolve: () => void; reject: (reason: unknown) => void } | undefined;
+      let chain: Promise<unknown> = Promise.resolve();
+
+      const onAbort = (): void => {
+        const waiting = pending;
+        finish();
+        waiting?.reject(signal.reason);
+      };
+      const finish = (): void => {
+        finished = true;
+        signal.removeEventListener('abort', onAbort);
+        if (pending) clearTimeout(pending.timer);
+        pending = undefined;
+      };
+      const wait = (milliseconds: number): Promise<void> =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => {
+            pending = undefined;
+            resolve();
+          }, milliseconds);
+          pending = { timer, resolve, reject };
+        });
+
+      const step = async (): Promise<Step> => {
+        if (finished) return done;
+        if (signal.aborted) {
+          finish();
+          throw signal.reason;
+        }
+        if (!events) {
+          events = produce();
+          signal.addEventListener('abort', onAbort, { once: true });
+        }
+        const event = events[position];
+        if (!event) {
+          finish();
+          return done;
+        }
+        const delay = position === 0 ? firstDelay : event.type === 'finish' ? 0 : pieceDelay;
+        if (delay > 0) await wait(delay);
+        if (finished) return done; // return() was called during the wait
+        position++;
+        if (position === events.length) finish();
+        return { done: false, value: event };
+      };
+
+      return {
+        next() {
+          // Serialise overlapping next() calls, as an async generator would.
+          const result = chain.then(step);
+          chain = result.catch(() => undefined);
+          return result;
+        },
+        async return() {
+          const waiting = pending;
+          finish();
+          waiting?.resolve();
+          return done;
+        },
+      };
+    },
+  };
+}

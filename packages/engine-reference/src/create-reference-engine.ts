@@ -1,0 +1,43 @@
+import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
+import { countPromptTokens } from './count-prompt-tokens.js';
+import { createPacedIterable, type PacingOptions } from './create-paced-iterable.js';
+import { planResponse } from './plan-response.js';
+
+/** Options of `createReferenceEngine`. Pacing only changes timing, never the events. */
+export interface ReferenceEngineOptions {
+  /** Wait this long before the first event, like a model's time to first token. Default 0. */
+  firstTokenDelayMs?: number;
+  /** At most this many pieces (about one token each) per second after the first. Default 0: unlimited, no timers. */
+  tokensPerSecond?: number;
+}
+
+/**
+ * The deterministic reference engine (decisions §8): a `ChatEngine` whose events are a pure
+ * function of the request. It is not a language model. It quotes and answers the last user
+ * message (arithmetic included), writes a reasoning trace first when `request.reasoning` is
+ * set, calls tools with schema-valid arguments, answers from tool results, and honours
+ * `maxTokens` (counted with the o200k_base tokenizer, reasoning included) and `stop`.
+ *
+ * On abort, iteration throws `context.signal.reason` (an `AbortError` `DOMException` unless
+ * the caller gave a reason) and clears any pacing timer; `return()` ends it at once.
+ *
+ * @example
+ * const engine = createReferenceEngine({ tokensPerSecond: 50 });
+ * for await (const event of engine.generate(request, { signal, requestId: 'req_1' })) {
+ *   if (event.type === 'content') process.stdout.write(event.text);
+ * }
+ */
+export function createReferenceEngine(options: ReferenceEngineOptions = {}): ChatEngine {
+  const pacing: PacingOptions = {
+    firstTokenDelayMs: options.firstTokenDelayMs ?? 0,
+    tokensPerSecond: options.tokensPerSecond ?? 0,
+  };
+  return {
+    generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent> {
+      return createPacedIterable(() => planResponse(request), pacing, context.signal);
+    },
+    countPromptTokens(request: ChatEngineRequest): number {
+      return countPromptTokens(request);
+    },
+  };
+}

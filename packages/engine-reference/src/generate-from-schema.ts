@@ -1,0 +1,136 @@
+import type { ArgumentHints } from './argument-hints.js';
+import { generateStringValue, hasHintFor } from './generate-string-value.js';
+import { generateNumberValue } from './generate-number-value.js';
+import { isJsonObject, resolveSchema, type JsonSchema } from './resolve-schema.js';
+
+interface GenerateState {
+  root: JsonSchema;
+  /** `undefined` for the minimal fallback: schema only, required properties only. */
+  hints: ArgumentHints | undefined;
+  /** How many of `hints.numbers` have been used. */
+  numberCursor: { used: number };
+}
+
+/** Deeper than this, objects get only required properties and arrays only `minItems`. */
+const shallowDepth = 4;
+/** Deeper than this, recursion stops with `null` (and the validator decides). */
+const maxDepth = 16;
+
+type SchemaType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+
+function typeOf(schema: JsonSchema): SchemaType {
+  const declared = Array.isArray(schema.type) ? (schema.type.find((type) => type !== 'null') ?? schema.type[0]) : schema.type;
+  if (typeof declared === 'string') return declared as SchemaType;
+  if (isJsonObject(schema.properties) || schema.required !== undefined) return 'object';
+  if (schema.items !== undefined || schema.prefixItems !== undefined) return 'array';
+  if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].some((key) => key in schema)) return 'number';
+  return 'string';
+}
+
+function pickEnum(values: unknown[], schema: JsonSchema, hints: ArgumentHints | undefined): unknown {
+  const mentioned = hints && values.find((value) => typeof value === 'string' && hints.words.has(value.toLowerCase()));
+  if (mentioned !== undefined && mentioned !== false) return mentioned;
+  if (schema.default !== undefined && values.some((value) => JSON.stringify(value) === JSON.stringify(schema.default))) return schema.default;
+  return values[0];
+}
+
+function mentionsEnum(schema: unknown, state: GenerateState): boolean {
+  if (!isJsonObject(schema) || !state.hints) return false;
+  const resolved = resolveSchema(schema, state.root);
+  const hints = state.hints;
+  return Array.isArray(resolved.enum) && resolved.enum.some((value) => typeof value === 'string' && hints.words.has(value.toLowerCase()));
+}
+
+function setProperty(target: Record<string, unknown>, key: string, value: unknown): void {
+  // defineProperty, so a property named "__proto__" stays data and never touches the prototype.
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function generateObject(schema: JsonSchema, state: GenerateState, depth: number): Record<string, unknown> {
+  const properties = isJsonObject(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required.filter((key): key is string => typeof key === 'string') : undefined;
+  const names = Object.keys(properties);
+  const optionalWanted = (name: string): boolean => {
+    const property = properties[name];
+    if (!state.hints || depth > shallowDepth) return false;
+    if (required === undefined) return true; // no `required` list: fill everything, as a model would
+    return mentionsEnum(property, state) || (isJsonObject(property) && hasHintFor(name, property.format, state.hints));
+  };
+  const include = names.filter((name) => required?.includes(name) || optionalWanted(name));
+  for (const name of required ?? []) if (!include.includes(name)) include.push(name);
+  const minProperties = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
+  for (const name of names) if (include.length < minProperties && !include.includes(name)) include.push(name);
+  const result: Record<string, unknown> = {};
+  const extraSchema = isJsonObject(schema.additionalProperties) ? schema.additionalProperties : {};
+  for (const name of include) setProperty(result, name, generateValue(properties[name] ?? extraSchema, name, state, depth + 1, 0));
+  return result;
+}
+
+function singular(name: string): string {
+  if (name.endsWith('ies')) return `${name.slice(0, -3)}y`;
+  return name.endsWith('s') && !name.endsWith('ss') ? name.slice(0, -1) : name;
+}
+
+function generateArray(schema: JsonSchema, name: string, state: GenerateState, depth: number): unknown[] {
+  const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+  const minItems = typeof schema.minItems === 'number' ? schema.minItems : 0;
+  const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : Number.POSITIVE_INFINITY;
+  const wanted = state.hints && depth <= shallowDepth ? Math.max(minItems, tuple ? tuple.length : 1) : minItems;
+  const count = Math.min(wanted, maxItems, 64);
+  const itemSchema = tuple ? undefined : isJsonObject(schema.items) ? resolveSchema(schema.items, state.root) : {};
+  if (itemSchema && Array.isArray(itemSchema.enum) && schema.uniqueItems === true) {
+    const hints = state.hints;
+    const mentioned = itemSchema.enum.filter((value) => typeof value === 'string' && hints?.words.has(value.toLowerCase()));
+    return [...new Set([...mentioned, ...itemSchema.enum])].slice(0, Math.max(count, Math.min(mentioned.length, maxItems)));
+  }
+  const items: unknown[] = [];
+  for (let index = 0; index < count; index++) {
+    const schemaAt = tuple ? (tuple[index] ?? (isJsonObject(schema.items) ? schema.items : {})) : itemSchema;
+    items.push(generateValue(schemaAt, singular(name), state, depth + 1, index));
+  }
+  return items;
+}
+
+function generateValue(input: unknown, name: string, state: GenerateState, depth: number, index: number): unknown {
+  if (depth > maxDepth) return null;
+  if (input === true || input === undefined) return generateStringValue({}, name, state.hints, index);
+  if (!isJsonObject(input)) return null; // `false` accepts nothing; the validator will say so
+  const schema = resolveSchema(input, state.root);
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return pickEnum(schema.enum, schema, state.hints);
+  switch (typeOf(schema)) {
+    case 'object':
+      return generateObject(schema, state, depth);
+    case 'array':
+      return generateArray(schema, name, state, depth);
+    case 'number':
+      return generateNumberValue(schema, false, state.hints, state.numberCursor);
+    case 'integer':
+      return generateNumberValue(schema, true, state.hints, state.numberCursor);
+    case 'boolean':
+      return typeof schema.default === 'boolean' ? schema.default : false;
+    case 'null':
+      return null;
+    default:
+      return generateStringValue(schema, name, state.hints, index);
+  }
+}
+
+/**
+ * A value for a tool's `parameters` schema. With `hints` it fills values from the user's
+ * message where the property names suggest it (see `generateStringValue`), numbers from the
+ * message in order, enum values the message mentions; without hints it builds the minimal
+ * object (required properties, defaults, lower bounds) used as the fallback. The root is
+ * always an object, since function arguments are one.
+ *
+ * @example
+ * generateFromSchema({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, hints);
+ * // { city: 'Paris' }
+ * @internal
+ */
+export function generateFromSchema(parameters: JsonSchema, hints: ArgumentHints | undefined): unknown {
+  const state: GenerateState = { root: parameters, hints, numberCursor: { used: 0 } };
+  const root = resolveSchema(parameters, parameters);
+  if (typeOf(root) !== 'object' || 'const' in root || Array.isArray(root.enum)) return generateValue(root, '', state, 0, 0);
+  return generateObject(root, state, 0);
+}

@@ -1,0 +1,103 @@
+import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
+import { analyzeMessage } from './analyze-message.js';
+import { applyStopSequences } from './apply-stop-sequences.js';
+import { buildToolArguments } from './build-tool-arguments.js';
+import { composeAnswer } from './compose-answer.js';
+import { composeReasoning, type PlannedToolCall } from './compose-reasoning.js';
+import { composeToolResultAnswer } from './compose-tool-result-answer.js';
+import { countPromptTokens } from './count-prompt-tokens.js';
+import { readConversation } from './read-conversation.js';
+import { createSeededRandom } from './seeded-random.js';
+import { selectTools } from './select-tools.js';
+import { countTextTokens, splitIntoTokenPieces } from './tokenizer.js';
+import { truncateToTokenBudget } from './truncate-to-token-budget.js';
+
+type FinishReason = Extract<ChatEngineEvent, { type: 'finish' }>['reason'];
+
+/*
+ * Only the fields decisions §8 names feed the wording; `maxTokens` is left out on purpose,
+ * so a capped answer is always a prefix of the uncapped one.
+ */
+function wordingSeed(request: ChatEngineRequest): string {
+  const { model, messages, tools, toolChoice, seed, temperature } = request;
+  return JSON.stringify([model, messages, tools, toolChoice, seed ?? null, temperature]);
+}
+
+function planToolCalls(calls: readonly PlannedToolCall[], budget: number) {
+  const events: ChatEngineEvent[] = [];
+  let tokens = 0;
+  for (const [index, call] of calls.entries()) {
+    const nameTokens = countTextTokens(call.name);
+    if (tokens + nameTokens > budget) return { events, tokens, truncated: true };
+    tokens += nameTokens;
+    const cut = truncateToTokenBudget(call.arguments, budget - tokens);
+    tokens += cut.tokens;
+    events.push({ type: 'tool-call', index, name: call.name, argumentsDelta: '' });
+    for (const piece of splitIntoTokenPieces(cut.text)) events.push({ type: 'tool-call', index, argumentsDelta: piece });
+    if (cut.truncated) return { events, tokens, truncated: true };
+  }
+  return { events, tokens, truncated: false };
+}
+
+/**
+ * Everything the reference engine yields for a request, computed up front: a pure function
+ * of the request, so the same request gives the same events, streamed or not.
+ *
+ * Order: reasoning pieces (when `request.reasoning`), then either tool-call fragments or
+ * content pieces, then `finish`. `maxTokens` caps reasoning + content (+ tool names and
+ * arguments) together; reasoning is spent first. Stop sequences cut the answer text only.
+ *
+ * @example
+ * planResponse(request).at(-1); // { type: 'finish', reason: 'stop', usage: { … } }
+ * @internal
+ */
+export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
+  const conversation = readConversation(request.messages);
+  const analysis = analyzeMessage(conversation.lastUserText);
+  const seed = wordingSeed(request);
+  const cold = request.temperature === 0;
+  const endsWithToolResult = conversation.toolResults.length > 0;
+  const calls: PlannedToolCall[] = selectTools(request, conversation.lastUserText, endsWithToolResult).map((tool) => ({
+    name: tool.function.name,
+    arguments: buildToolArguments(tool, conversation.lastUserText),
+  }));
+
+  const budget = Number.isFinite(request.maxTokens) ? Math.max(0, Math.floor(request.maxTokens)) : Number.POSITIVE_INFINITY;
+  const events: ChatEngineEvent[] = [];
+  const reasoningText = request.reasoning
+    ? composeReasoning(request, conversation, analysis, calls, createSeededRandom(`${seed}|reasoning`, { cold }))
+    : '';
+  const reasoning = truncateToTokenBudget(reasoningText, budget);
+  for (const piece of splitIntoTokenPieces(reasoning.text)) events.push({ type: 'reasoning', text: piece });
+
+  let outputTokens = 0;
+  let reason: FinishReason;
+  if (reasoning.truncated) {
+    reason = 'length';
+  } else if (calls.length > 0) {
+    const planned = planToolCalls(calls, budget - reasoning.tokens);
+    events.push(...planned.events);
+    outputTokens = planned.tokens;
+    reason = planned.truncated ? 'length' : 'tool_calls';
+  } else {
+    const random = createSeededRandom(`${seed}|answer`, { cold });
+    const answer = endsWithToolResult
+      ? composeToolResultAnswer(request, conversation, random)
+      : composeAnswer(request, conversation, analysis, random);
+    const content = truncateToTokenBudget(applyStopSequences(answer, request.stop).text, budget - reasoning.tokens);
+    for (const piece of splitIntoTokenPieces(content.text)) events.push({ type: 'content', text: piece });
+    outputTokens = content.tokens;
+    reason = content.truncated ? 'length' : 'stop';
+  }
+
+  events.push({
+    type: 'finish',
+    reason,
+    usage: {
+      promptTokens: countPromptTokens(request),
+      completionTokens: reasoning.tokens + outputTokens,
+      reasoningTokens: reasoning.tokens,
+    },
+  });
+  return events;
+}

@@ -1,0 +1,45 @@
+/** A deterministic source of choices for wording. @internal */
+export interface SeededRandom {
+  /** A float in [0, 1). */
+  next(): number;
+  /** One of `options`; always the first when the random is "cold" (temperature 0). */
+  pick<T>(options: readonly [T, ...T[]]): T;
+}
+
+/** FNV-1a over the UTF-16 code units of `text`: small, stable across platforms. @internal */
+export function hashString(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+/**
+ * A mulberry32 generator seeded from a string. With `cold: true` every `pick` returns the
+ * first option, which is how temperature 0 gives the plainest wording. No `Math.random`,
+ * no clock: the same seed text gives the same sequence on every run.
+ *
+ * @example
+ * const random = createSeededRandom('seed text');
+ * random.pick(['Sure.', 'Of course.']);
+ * @internal
+ */
+export function createSeededRandom(seedText: string, options: { cold?: boolean } = {}): SeededRandom {
+  let state = hashString(seedText);
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    pick(choices) {
+      if (options.cold) return choices[0];
+      return choices[Math.floor(next() * choices.length)] ?? choices[0];
+    },
+  };
+}
