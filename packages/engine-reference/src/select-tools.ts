@@ -19,11 +19,21 @@ const genericWords = new Set(
   ).split(' '),
 );
 
-/** Lowercase, with a plural `s` dropped, so "forecasts" meets "forecast". */
-function stem(word: string): string {
+/**
+ * A word and its possible singulars, lowercase: "cases" → cases, case, cas. Matching on any
+ * shared form is cruder than stemming and good enough for tool names.
+ */
+function forms(word: string): string[] {
   const lower = word.toLowerCase();
-  return lower.length > 3 && lower.endsWith('s') && !lower.endsWith('ss') ? lower.slice(0, -1) : lower;
+  if (lower.length <= 3) return [lower];
+  const result = [lower];
+  if (lower.endsWith('ies')) result.push(`${lower.slice(0, -3)}y`);
+  if (lower.endsWith('es')) result.push(lower.slice(0, -2));
+  if (lower.endsWith('s') && !lower.endsWith('ss')) result.push(lower.slice(0, -1));
+  return result;
 }
+
+const sharesForm = (word: string, pool: ReadonlySet<string>): boolean => forms(word).some((form) => pool.has(form));
 
 /** `get_current-weatherNow` → `get current weather now`. */
 function namePhrase(name: string): string {
@@ -45,18 +55,16 @@ function namePhrase(name: string): string {
  * @internal
  */
 export function scoreTool(tool: ToolDefinition, text: string): number {
-  const messageStems = new Set(splitWords(text).map(stem));
-  if (messageStems.size === 0) return 0;
+  const messageWords = splitWords(text);
+  if (messageWords.length === 0) return 0;
+  const messageForms = new Set(messageWords.flatMap(forms));
   const phrase = namePhrase(tool.function.name);
-  const phraseScore = ` ${splitWords(text).join(' ').toLowerCase()} `.includes(` ${phrase} `) ? 10 : 0;
-  const nameStems = new Set(phrase.split(' ').filter((part) => part.length >= 3 && !genericWords.has(part)).map(stem));
-  const nameScore = [...nameStems].filter((part) => messageStems.has(part)).length * 3;
-  const descriptionStems = new Set(
-    extractKeywords(tool.function.description ?? '')
-      .filter((word) => !genericWords.has(word.toLowerCase()))
-      .map(stem),
-  );
-  const descriptionHits = [...descriptionStems].filter((word) => messageStems.has(word) && !nameStems.has(word)).length;
+  const phraseScore = ` ${messageWords.join(' ').toLowerCase()} `.includes(` ${phrase} `) ? 10 : 0;
+  const nameWords = [...new Set(phrase.split(' ').filter((part) => part.length >= 3 && !genericWords.has(part)))];
+  const nameScore = nameWords.filter((part) => sharesForm(part, messageForms)).length * 3;
+  const nameForms = new Set(nameWords.flatMap(forms));
+  const descriptionHits = [...new Set(extractKeywords(tool.function.description ?? '').map((word) => word.toLowerCase()))]
+    .filter((word) => !genericWords.has(word) && !sharesForm(word, nameForms) && sharesForm(word, messageForms)).length;
   if (phraseScore === 0 && nameScore === 0 && descriptionHits < 2) return 0;
   return phraseScore + nameScore + descriptionHits;
 }

@@ -1,0 +1,113 @@
+import Ajv from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { calculatorTool, calendarTool, noParametersTool, searchTool, weatherTool } from '../test/request-fixtures.js';
+import { buildToolArguments } from './build-tool-arguments.js';
+import type { ToolDefinition } from './select-tools.js';
+
+const ajv = new Ajv({ strict: false, logger: false });
+
+function tool(name: string, parameters: Record<string, unknown>): ToolDefinition {
+  return { type: 'function', function: { name, parameters } };
+}
+
+function argumentsFor(definition: ToolDefinition, text: string): Record<string, unknown> {
+  const json = buildToolArguments(definition, text);
+  const parsed = JSON.parse(json) as Record<string, unknown>;
+  const parameters = definition.function.parameters;
+  if (parameters) expect(ajv.validate(parameters, parsed), JSON.stringify(ajv.errors)).toBe(true);
+  return parsed;
+}
+
+describe('buildToolArguments', () => {
+  it('should put the place from the message into a weather location', () => {
+    expect(argumentsFor(weatherTool, 'What is the weather in New York today?')).toEqual({ location: 'New York' });
+  });
+
+  it('should pick the enum value the message mentions and include that optional property', () => {
+    expect(argumentsFor(weatherTool, 'Weather in Paris in fahrenheit please')).toEqual({ location: 'Paris', unit: 'fahrenheit' });
+  });
+
+  it('should put the search phrase into a query and respect integer bounds and defaults', () => {
+    const args = argumentsFor(searchTool, 'Search the web for TypeScript tutorials');
+    expect(args).toEqual({ query: 'TypeScript tutorials', max_results: 5 });
+  });
+
+  it('should take numbers from the message when they fit the bounds', () => {
+    expect(argumentsFor(searchTool, 'Find me 3 articles about rust')).toMatchObject({ max_results: 3 });
+    expect(argumentsFor(searchTool, 'Find me 300 articles about rust')).toMatchObject({ max_results: 5 });
+  });
+
+  it('should stop a search phrase at the next request in the same message', () => {
+    expect(argumentsFor(searchTool, 'Search for vitest docs and tell me the weather in Oslo')).toMatchObject({ query: 'vitest docs' });
+  });
+
+  it('should fill nested objects, arrays with minItems, const, formats, multipleOf and nullable types', () => {
+    const args = argumentsFor(calendarTool, 'Schedule a high priority meeting about the budget review on 2025-03-14');
+    expect(args).toMatchObject({ date: '2025-03-14', priority: 'high', reminder: { minutes_before: 5, channel: 'email' } });
+    expect(args.attendees).toHaveLength(2);
+    expect((args.tags as string[]).length).toBeGreaterThan(0);
+  });
+
+  it('should put the arithmetic into an expression property', () => {
+    expect(argumentsFor(calculatorTool, 'What is (3 + 4) * 12?')).toEqual({ expression: '(3 + 4) * 12' });
+  });
+
+  it('should give {} to a tool without parameters', () => {
+    expect(buildToolArguments(noParametersTool, 'What time is it?')).toBe('{}');
+  });
+
+  it('should resolve local $ref, allOf, anyOf and oneOf', () => {
+    const schema = {
+      type: 'object',
+      $defs: { place: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+      properties: {
+        origin: { $ref: '#/$defs/place' },
+        destination: { allOf: [{ $ref: '#/$defs/place' }, { properties: { nights: { type: 'integer', minimum: 1 } }, required: ['nights'] }] },
+        budget: { anyOf: [{ type: 'null' }, { type: 'number', exclusiveMinimum: 0 }] },
+        mode: { oneOf: [{ const: 'train' }, { const: 'plane' }] },
+      },
+      required: ['origin', 'destination', 'budget', 'mode'],
+    };
+    const args = argumentsFor(tool('plan_trip', schema), 'Plan a trip to Rome');
+    expect(args).toMatchObject({ origin: { city: 'Rome' }, destination: { city: 'Rome', nights: 1 }, mode: 'train' });
+    expect(args.budget).toBeGreaterThan(0);
+  });
+
+  it('should fill every property when the schema has no required list', () => {
+    const args = argumentsFor(tool('lookup', { type: 'object', properties: { topic: { type: 'string' }, verbose: { type: 'boolean' } } }), 'history of jazz');
+    expect(args).toEqual({ topic: 'history jazz', verbose: false });
+  });
+
+  it('should respect minLength and maxLength', () => {
+    const schema = { type: 'object', properties: { code: { type: 'string', minLength: 5, maxLength: 6 } }, required: ['code'] };
+    expect((argumentsFor(tool('redeem', schema), 'hi') as { code: string }).code).toHaveLength(5);
+    expect((argumentsFor(tool('redeem', schema), 'supercalifragilistic') as { code: string }).code).toHaveLength(6);
+  });
+
+  it('should use the pattern-valid default when the generated string does not match', () => {
+    const schema = { type: 'object', properties: { zip: { type: 'string', pattern: '^[0-9]{5}$', default: '10001' } }, required: ['zip'] };
+    expect(argumentsFor(tool('zip_lookup', schema), 'Find the zip of Springfield')).toEqual({ zip: '10001' });
+  });
+
+  it('should fall back to the minimal object when the generated one does not validate', () => {
+    // The generated `label` ("widget") breaks `not`; the minimal object omits it.
+    const schema = {
+      type: 'object',
+      properties: { id: { type: 'integer', minimum: 7 }, label: { type: 'string', not: { minLength: 1 } } },
+      required: ['id'],
+    };
+    expect(argumentsFor(tool('get_widget', schema), 'widget')).toEqual({ id: 7 });
+  });
+
+  it('should never let a property named __proto__ reach the prototype', () => {
+    const schema = { type: 'object', properties: { ['__proto__']: { type: 'string' } }, required: ['__proto__'] };
+    const json = buildToolArguments(tool('odd', schema), 'polluted');
+    expect(json).toBe('{"__proto__":"polluted"}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('should accept schemas that name another draft in $schema', () => {
+    const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    expect(JSON.parse(buildToolArguments(tool('weather', schema), 'weather in Lima'))).toEqual({ city: 'Lima' });
+  });
+});

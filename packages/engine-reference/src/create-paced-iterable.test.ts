@@ -1,0 +1,101 @@
+import type { ChatEngineEvent } from '@quantum-chat/core';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { collect } from '../test/request-fixtures.js';
+import { createPacedIterable } from './create-paced-iterable.js';
+
+const events: ChatEngineEvent[] = [
+  { type: 'content', text: 'a' },
+  { type: 'content', text: 'b' },
+  { type: 'content', text: 'c' },
+  { type: 'finish', reason: 'stop', usage: { promptTokens: 1, completionTokens: 3, reasoningTokens: 0 } },
+];
+
+describe('createPacedIterable', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('should hand out every event back to back without any timer when unpaced', async () => {
+    const iterator = createPacedIterable(() => events, {}, new AbortController().signal)[Symbol.asyncIterator]();
+    const first = iterator.next();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(await first).toEqual({ done: false, value: events[0] });
+    expect(await collect({ [Symbol.asyncIterator]: () => iterator })).toEqual(events.slice(1));
+  });
+
+  it('should wait the first-token delay, then one interval per piece, and none before finish', async () => {
+    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 500, tokensPerSecond: 10 }, new AbortController().signal)[Symbol.asyncIterator]();
+    const first = iterator.next();
+    await vi.advanceTimersByTimeAsync(499);
+    let settled = false;
+    void first.then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await first).toEqual({ done: false, value: events[0] });
+    const second = iterator.next();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await second).toEqual({ done: false, value: events[1] });
+    const third = iterator.next();
+    await vi.advanceTimersByTimeAsync(100);
+    await third;
+    const finish = iterator.next();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await finish).toEqual({ done: false, value: events[3] });
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('should reject the pending next() with the abort reason and clear the timer', async () => {
+    const controller = new AbortController();
+    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 60_000 }, controller.signal)[Symbol.asyncIterator]();
+    const pending = iterator.next();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(vi.getTimerCount()).toBe(1);
+    const reason = new Error('client left');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('should throw at once when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const produce = vi.fn(() => events);
+    await expect(collect(createPacedIterable(produce, {}, controller.signal))).rejects.toMatchObject({ name: 'AbortError' });
+    expect(produce).not.toHaveBeenCalled();
+  });
+
+  it('should end at once on return() during a delay, without waiting it out', async () => {
+    const signal = new AbortController().signal;
+    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 60_000 }, signal)[Symbol.asyncIterator]();
+    const pending = iterator.next();
+    await vi.advanceTimersByTimeAsync(0);
+    await expect(iterator.return?.()).resolves.toEqual({ done: true, value: undefined });
+    await expect(pending).resolves.toEqual({ done: true, value: undefined });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('should stop when a for-await loop breaks early', async () => {
+    const seen: ChatEngineEvent[] = [];
+    const loop = (async () => {
+      for await (const event of createPacedIterable(() => events, { tokensPerSecond: 1 }, new AbortController().signal)) {
+        seen.push(event);
+        if (seen.length === 2) break;
+      }
+    })();
+    await vi.advanceTimersByTimeAsync(5_000);
+    await loop;
+    expect(seen).toEqual(events.slice(0, 2));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('should give each for-await loop its own pass over the events', async () => {
+    const iterable = createPacedIterable(() => events, {}, new AbortController().signal);
+    expect(await collect(iterable)).toEqual(events);
+    expect(await collect(iterable)).toEqual(events);
+  });
+});
