@@ -1,0 +1,115 @@
+import * as z from 'zod';
+
+/**
+ * The placeholder an expected JSON body may hold where any non-empty string is right.
+ * Used for error `message`s: status, type, code and param are compared exactly.
+ */
+export const anyString = '<any>';
+
+const headerName = z.string().regex(/^[a-z0-9-]+$/, 'header names are written in lower case');
+
+/** `<area>/<stem>.case.json`: one request to a host and what must come back. */
+export const caseFileSchema = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9-]+\/[a-z0-9-]+$/),
+    covers: z.array(z.string()).min(1),
+    description: z.string().min(1),
+    request: z
+      .strictObject({
+        method: z.string().regex(/^[A-Z]+$/),
+        /** Relative to the host's base URL (which ends with the mount path, `/v1`). */
+        path: z.string().startsWith('/'),
+        headers: z.record(headerName, z.string()).default({}),
+        /** A JSON body, sent as its `JSON.stringify` bytes. */
+        body: z.unknown().optional(),
+        /** A raw body, sent as its UTF-8 bytes (malformed JSON, `__proto__` keys, deep nesting). */
+        bodyText: z.string().optional(),
+        /** Raw bytes, for bodies that are not valid UTF-8. */
+        bodyBase64: z.base64().optional(),
+        /** Sign the body bytes as `x-service-signature` with the core's `signRequestBody`. */
+        sign: z.strictObject({ secret: z.string().min(1), timestampSeconds: z.number().int().nonnegative() }).optional(),
+      })
+      .refine((request) => [request.body, request.bodyText, request.bodyBase64].filter((part) => part !== undefined).length <= 1, {
+        message: 'give at most one of body, bodyText and bodyBase64',
+      }),
+    /** Handler options of this case, on top of the runner's deterministic ones. */
+    handler: z
+      .strictObject({
+        streamFormat: z.enum(['quantum', 'openai']).optional(),
+        maxBodyBytes: z.number().int().positive().optional(),
+        signingSecrets: z.array(z.string().min(1)).optional(),
+        signatureToleranceSeconds: z.number().int().nonnegative().optional(),
+        keepAliveIntervalMs: z.number().int().nonnegative().optional(),
+      })
+      .default({}),
+    expect: z.strictObject({
+      status: z.number().int().min(100).max(599),
+      /** Exact values; `null` means the header must be absent. */
+      headers: z.record(headerName, z.string().nullable()),
+    }),
+  })
+  .refine((file) => 'x-request-id' in file.expect.headers && 'content-type' in file.expect.headers, {
+    message: 'every case asserts content-type and x-request-id',
+  });
+export type CaseFile = z.infer<typeof caseFileSchema>;
+
+const usageSchema = z.strictObject({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  reasoningTokens: z.number().int().nonnegative(),
+});
+
+/**
+ * One line of `<stem>.engine.jsonl`: exactly a `ChatEngineEvent`, plus `error`, which means
+ * "throw a QuantumChatError with this code here".
+ */
+export const replayEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('reasoning'), text: z.string() }),
+  z.strictObject({ type: z.literal('content'), text: z.string() }),
+  z.strictObject({ type: z.literal('tool-call'), index: z.number().int().nonnegative(), name: z.string().optional(), argumentsDelta: z.string() }),
+  z.strictObject({ type: z.literal('finish'), reason: z.enum(['stop', 'length', 'tool_calls']), usage: usageSchema }),
+  z.strictObject({ type: z.literal('error'), code: z.string(), message: z.string().min(1) }),
+]);
+export type ReplayEvent = z.infer<typeof replayEventSchema>;
+
+/** A tool call as a client rebuilds it from a stream. */
+export const collectedToolCallSchema = z.strictObject({
+  id: z.string().optional(),
+  name: z.string(),
+  arguments: z.string(),
+});
+
+/** Usage as a client reports it; only the fields the fixture lists are compared. */
+export const collectedUsageSchema = z.strictObject({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  totalTokens: z.number().int().nonnegative().optional(),
+  reasoningTokens: z.number().int().nonnegative().optional(),
+});
+
+const fixtureMeta = {
+  /** Requirement ids (client side) this stream exercises. */
+  covers: z.array(z.string()).optional(),
+  description: z.string().optional(),
+};
+
+/** `<stem>.expected.json`: what a client must rebuild from `<stem>.response.sse`. */
+export const expectedCompletionSchema = z.union([
+  z.strictObject({
+    ...fixtureMeta,
+    reasoning: z.string(),
+    content: z.string(),
+    toolCalls: z.array(collectedToolCallSchema),
+    finishReason: z.enum(['stop', 'length', 'tool_calls']),
+    usage: collectedUsageSchema.optional(),
+  }),
+  z.strictObject({
+    ...fixtureMeta,
+    error: z.strictObject({
+      status: z.number().int().optional(),
+      code: z.string().optional(),
+      type: z.string().optional(),
+    }),
+  }),
+]);
+export type ExpectedCompletion = z.infer<typeof expectedCompletionSchema>;
