@@ -1,0 +1,34 @@
+// @quantum-chat/client: a typed client of the Quantum chat-completions API over `fetch`.
+// No `node:*` imports here: this entry is bundled for browsers. The MCP bridge lives in
+// the `@quantum-chat/client/mcp` entry.
+
+/** The client and its options. */
+export { createChatClient } from './create-chat-client.js';
+export type { ChatClient } from './create-chat-client.js';
+export type { ChatClientOptions, RequestOptions, FetchFunction } from './client-options.js';
+export type { ChatCompletionCreateParams } from './chat-request.js';
+export type { ModelsApi } from './models-api.js';
+export type { Sleep } from './http/sleep.js';
+
+/** Streams: typed events and the collected message. */
+export type { ChatCompletionStream } from './stream/chat-completion-stream.js';
+export type { ChatStreamEvent } from './stream/chat-stream-event.js';
+export type { CollectedCompletion } from './stream/collected-completion.js';
+
+/** Errors: one base, one class per status, and the errors without a status. */
+export { QuantumChatApiError } from './errors/api-error.js';
+export type { ApiErrorInit } from './errors/api-error.js';
+export {
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+} from './errors/status-errors.js';
+export { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, APIResponseValidationError } from './errors/connection-errors.js';
+
+/** Wire types, re-exported from the core for convenience. */
+export type { ChatCompletion, ChatCompletionRequest, Message, ToolCall, ToolDefinition, ToolChoice, Usage, Model, ModelList } from '@quantum-chat/core';

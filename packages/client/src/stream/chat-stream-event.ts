@@ -1,0 +1,17 @@
+import type { Usage } from '@quantum-chat/core';
+
+/**
+ * One typed event of a chat completion stream, whatever format or dialect the server spoke.
+ * Text events carry only the new piece; `collect()` concatenates them.
+ */
+export type ChatStreamEvent =
+  /** A piece of the reasoning trace (`thought_trace`, `reasoning_content` or `reasoning`). */
+  | { type: 'reasoning'; text: string }
+  /** A piece of the answer. */
+  | { type: 'content'; text: string }
+  /** A fragment of a tool call; `id` and `name` come with the first fragment of a call (some servers repeat them). */
+  | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta: string }
+  /** Token counts: on the last chunk, and again on a `choices: []` chunk with `stream_options.include_usage`. */
+  | { type: 'usage'; usage: Usage }
+  /** Why generation stopped: `stop`, `length`, `tool_calls` (or what another server sends). */
+  | { type: 'finish'; finishReason: string };
