@@ -1,0 +1,33 @@
+import type { ChatHandlerOptions, ChatRequestRecord } from '@quantum-chat/core';
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * The handler's reporting hooks, writing structured logs. A key appears only as its display
+ * form (prefix and last 4: `principal.keyId`), never whole.
+ *
+ * @example
+ * createChatHandler({ engine, ...createChatRequestLogging(app.log) });
+ */
+export function createChatRequestLogging(log: FastifyBaseLogger): Pick<ChatHandlerOptions, 'onRequestSettled' | 'onError'> {
+  return {
+    onRequestSettled(record: ChatRequestRecord) {
+      const fields = {
+        reqId: record.requestId,
+        model: record.model,
+        status: record.status,
+        promptTokens: record.promptTokens,
+        completionTokens: record.completionTokens,
+        totalTokens: record.promptTokens + record.completionTokens,
+        interrupted: record.interrupted,
+        key: record.principal?.keyId,
+        keyKind: record.principal?.kind,
+        organisation: record.principal?.organisationId,
+      };
+      if (record.status >= 500) log.warn(fields, 'chat completion failed');
+      else log.info(fields, record.interrupted ? 'chat completion interrupted' : 'chat completion settled');
+    },
+    onError(error: unknown, context: { requestId: string }) {
+      log.error({ reqId: context.requestId, err: error }, 'chat request error');
+    },
+  };
+}

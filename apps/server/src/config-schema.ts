@@ -1,0 +1,88 @@
+import { builtinModels } from '@quantum-chat/core';
+import * as z from 'zod';
+
+const milliseconds = z.int().min(0);
+const positiveMilliseconds = z.int().min(1);
+
+/** A model answered by the deterministic reference engine (the default for every model). */
+export const referenceModelConfigSchema = z.strictObject({
+  engine: z.literal('reference'),
+});
+
+/** A model answered by an OpenAI-compatible server: Ollama, vLLM, llama.cpp, OpenAI, DeepSeek. */
+export const upstreamModelConfigSchema = z.strictObject({
+  engine: z.literal('upstream'),
+  /** Base URL up to and including the version segment, e.g. `http://127.0.0.1:11434/v1`. */
+  baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:11434/v1' }),
+  /** The model name on the upstream server, e.g. `llama3.2`. */
+  model: z.string().min(1),
+  /** Name of the environment variable that holds the upstream API key (never the key itself). */
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name').optional(),
+  connectTimeoutMs: positiveMilliseconds.optional(),
+  firstTokenTimeoutMs: positiveMilliseconds.optional(),
+  idleTimeoutMs: positiveMilliseconds.optional(),
+  reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
+});
+
+export const modelConfigSchema = z.discriminatedUnion('engine', [referenceModelConfigSchema, upstreamModelConfigSchema]);
+
+const knownModelIds = new Set(builtinModels.map((model) => model.id));
+
+/** The config file as written: every field optional, unknown fields refused (they are typos). */
+export const serverConfigFileSchema = z.strictObject({
+  host: z.string().min(1).optional(),
+  port: z.int().min(0).max(65_535).optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  ownedBy: z.string().min(1).optional(),
+  dataDir: z.string().min(1).optional(),
+  keepAliveIntervalMs: milliseconds.optional(),
+  shutdownGraceMs: milliseconds.optional(),
+  signingSecrets: z.array(z.string().min(16, 'a signing secret needs at least 16 characters')).optional(),
+  reference: z
+    .strictObject({
+      firstTokenDelayMs: milliseconds.optional(),
+      tokensPerSecond: z.number().min(0).optional(),
+    })
+    .optional(),
+  models: z
+    .record(z.string(), modelConfigSchema)
+    .superRefine((models, context) => {
+      for (const id of Object.keys(models)) {
+        if (!knownModelIds.has(id)) {
+          context.addIssue({ code: 'custom', path: [id], message: `unknown model; expected one of ${[...knownModelIds].join(', ')}` });
+        }
+      }
+    })
+    .optional(),
+});
+
+export type ServerConfigFile = z.infer<typeof serverConfigFileSchema>;
+export type ModelConfig = z.infer<typeof modelConfigSchema>;
+export type UpstreamModelConfig = z.infer<typeof upstreamModelConfigSchema>;
+
+/** The resolved config: file, then environment, then defaults. */
+export interface ServerConfig {
+  host: string;
+  port: number;
+  logLevel: NonNullable<ServerConfigFile['logLevel']>;
+  ownedBy?: string;
+  dataDir: string;
+  keepAliveIntervalMs?: number;
+  shutdownGraceMs: number;
+  signingSecrets: string[];
+  reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
+  /** Every model the config names; models not named use the reference engine. */
+  models: Record<string, ModelConfig>;
+}
+
+/** The embedded defaults, used for whatever the file and environment leave out. */
+export const defaultServerConfig: ServerConfig = {
+  host: '127.0.0.1',
+  port: 8080,
+  logLevel: 'info',
+  dataDir: '.data',
+  shutdownGraceMs: 10_000,
+  signingSecrets: [],
+  reference: {},
+  models: {},
+};

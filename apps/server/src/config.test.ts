@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfigFile, resolveConfig } from './config.js';
+import { defaultServerConfig } from './config-schema.js';
+
+let directory: string;
+
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'quantum-chat-config-'));
+});
+afterEach(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+function writeJson(name: string, value: unknown): string {
+  const path = join(directory, name);
+  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+  return path;
+}
+
+function loadError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('should use the embedded defaults when no file is named or present', () => {
+    const { config, source } = loadConfig({ cwd: directory, env: {} });
+    expect(source).toBeUndefined();
+    expect(config).toEqual(defaultServerConfig);
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: '.data', shutdownGraceMs: 10_000, models: {} });
+  });
+
+  it('should read ./quantum-chat.config.json from the working directory', () => {
+    const path = writeJson('quantum-chat.config.json', { port: 9000, ownedBy: 'acme' });
+    const { config, source } = loadConfig({ cwd: directory, env: {} });
+    expect(source).toBe(path);
+    expect(config.port).toBe(9000);
+    expect(config.ownedBy).toBe('acme');
+  });
+
+  it('should prefer --config over QUANTUM_CHAT_CONFIG over the working-directory file', () => {
+    writeJson('quantum-chat.config.json', { port: 1 });
+    writeJson('from-env.json', { port: 2 });
+    writeJson('from-flag.json', { port: 3 });
+    expect(loadConfig({ cwd: directory, env: { QUANTUM_CHAT_CONFIG: 'from-env.json' } }).config.port).toBe(2);
+    expect(loadConfig({ cwd: directory, configPath: 'from-flag.json', env: { QUANTUM_CHAT_CONFIG: 'from-env.json' } }).config.port).toBe(3);
+  });
+
+  it('should let HOST, PORT and LOG_LEVEL override the file', () => {
+    writeJson('quantum-chat.config.json', { host: '0.0.0.0', port: 9000, logLevel: 'debug' });
+    const { config } = loadConfig({ cwd: directory, env: { HOST: '127.0.0.2', PORT: '0', LOG_LEVEL: 'warn' } });
+    expect(config).toMatchObject({ host: '127.0.0.2', port: 0, logLevel: 'warn' });
+  });
+
+  it('should name the file when a named file is missing', () => {
+    const error = loadError(() => loadConfig({ cwd: directory, configPath: 'nope.json', env: {} }));
+    expect(error.message).toContain(join(directory, 'nope.json'));
+    expect(error.message).toContain('--config');
+    expect(error.message).toContain('file not found');
+  });
+
+  it('should report invalid JSON with the file name', () => {
+    const path = writeJson('broken.json', '{ "port": ');
+    const error = loadError(() => loadConfig({ cwd: directory, configPath: path, env: {} }));
+    expect(error.message).toMatch(/^The config file .*broken\.json is not valid JSON/);
+  });
+
+  it('should reject a bad PORT from the environment', () => {
+    expect(loadError(() => loadConfig({ cwd: directory, env: { PORT: 'http' } })).message).toContain('PORT must be an integer');
+    expect(loadError(() => loadConfig({ cwd: directory, env: { PORT: '70000' } })).message).toContain('PORT must be an integer');
+    expect(loadError(() => loadConfig({ cwd: directory, env: { LOG_LEVEL: 'loud' } })).message).toContain('LOG_LEVEL must be one of');
+  });
+});
+
+describe('parseConfigFile', () => {
+  it('should accept a full config with reference and upstream models', () => {
+    const file = parseConfigFile({
+      host: '127.0.0.1',
+      port: 8080,
+      ownedBy: 'quantum',
+      dataDir: '/var/lib/quantum-chat',
+      keepAliveIntervalMs: 15_000,
+      shutdownGraceMs: 5_000,
+      signingSecrets: ['a-secret-of-at-least-16-chars'],
+      reference: { firstTokenDelayMs: 200, tokensPerSecond: 30 },
+      models: {
+        'quantum-lite': { engine: 'reference' },
+        'quantum-flash': { engine: 'upstream', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2', reasoning: 'drop', idleTimeoutMs: 30_000 },
+      },
+    });
+    expect(file.models?.['quantum-flash']).toMatchObject({ engine: 'upstream', model: 'llama3.2' });
+  });
+
+  it('should name every field at fault, the JavaScript way', () => {
+    const error = loadError(() =>
+      parseConfigFile(
+        {
+          port: 'eighty',
+          shutdownGraceMs: -1,
+          colour: 'blue',
+          reference: { tokensPerSecond: 'fast' },
+          models: {
+            'quantum-flash': { engine: 'upstream', baseUrl: 'not a url' },
+            'quantum-pro': { engine: 'magic' },
+            'gpt-9': { engine: 'reference' },
+          },
+        },
+        'test.json',
+      ),
+    );
+    const message = error.message;
+    expect(message).toMatch(/^Invalid config in test\.json:/);
+    expect(message).toContain('  - port: ');
+    expect(message).toContain('  - shutdownGraceMs: ');
+    expect(message).toContain('colour');
+    expect(message).toContain('  - reference.tokensPerSecond: ');
+    expect(message).toContain('  - models["quantum-flash"].baseUrl: expected an http(s) URL');
+    expect(message).toContain('  - models["quantum-flash"].model: ');
+    expect(message).toContain('  - models["quantum-pro"].engine: ');
+    expect(message).toContain('  - models["gpt-9"]: unknown model; expected one of quantum-lite, quantum-flash, quantum-reasoner, quantum-pro');
+  });
+
+  it('should refuse an apiKeyEnv that is not a variable name', () => {
+    const error = loadError(() =>
+      parseConfigFile({ models: { 'quantum-pro': { engine: 'upstream', baseUrl: 'https://api.example.com/v1', model: 'm', apiKeyEnv: 'sk-123 secret' } } }),
+    );
+    expect(error.message).toContain('models["quantum-pro"].apiKeyEnv: expected an environment variable name');
+  });
+});
+
+describe('resolveConfig', () => {
+  it('should fill defaults and keep what the file sets', () => {
+    const config = resolveConfig({ shutdownGraceMs: 300, reference: { tokensPerSecond: 20 } });
+    expect(config).toEqual({ ...defaultServerConfig, shutdownGraceMs: 300, reference: { tokensPerSecond: 20 } });
+  });
+
+  it('should ignore empty environment values', () => {
+    expect(resolveConfig({ port: 9000 }, { PORT: '', HOST: '' })).toMatchObject({ port: 9000, host: '127.0.0.1' });
+  });
+});

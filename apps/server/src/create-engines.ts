@@ -1,0 +1,62 @@
+import { builtinModels, createModelRegistry, type ChatEngine, type ModelRegistry } from '@quantum-chat/core';
+import { createReferenceEngine } from '@quantum-chat/engine-reference';
+import { createUpstreamEngine } from '@quantum-chat/engine-upstream';
+import { ConfigError } from './config.js';
+import type { ServerConfig, UpstreamModelConfig } from './config-schema.js';
+
+/** The engines of a config: one registry shared by every handler, and the test-key engine. */
+export interface ConfiguredEngines {
+  registry: ModelRegistry;
+  /** Always the reference engine: test keys never reach a live engine (decisions §6). */
+  testEngine: ChatEngine;
+  /** One line per model for the startup log, e.g. `upstream llama3.2 at http://127.0.0.1:11434/v1`. */
+  summary: Record<string, string>;
+}
+
+function createUpstreamFromConfig(modelId: string, model: UpstreamModelConfig, env: Readonly<Record<string, string | undefined>>): ChatEngine {
+  let apiKey: string | undefined;
+  if (model.apiKeyEnv !== undefined) {
+    apiKey = env[model.apiKeyEnv];
+    // Failing at start beats a 502 on every request of this model.
+    if (apiKey === undefined || apiKey === '') {
+      throw new ConfigError(`Invalid config: models["${modelId}"].apiKeyEnv names ${model.apiKeyEnv}, which is not set in the environment.`);
+    }
+  }
+  return createUpstreamEngine({
+    baseUrl: model.baseUrl,
+    model: model.model,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(model.connectTimeoutMs !== undefined ? { connectTimeoutMs: model.connectTimeoutMs } : {}),
+    ...(model.firstTokenTimeoutMs !== undefined ? { firstTokenTimeoutMs: model.firstTokenTimeoutMs } : {}),
+    ...(model.idleTimeoutMs !== undefined ? { idleTimeoutMs: model.idleTimeoutMs } : {}),
+    ...(model.reasoning !== undefined ? { reasoning: model.reasoning } : {}),
+  });
+}
+
+/**
+ * Builds the engines a config asks for: the reference engine for every model not mapped to an
+ * upstream, and for test keys.
+ *
+ * @example
+ * const { registry, testEngine } = createEngines(config, process.env);
+ */
+export function createEngines(config: ServerConfig, env: Readonly<Record<string, string | undefined>> = {}): ConfiguredEngines {
+  const reference = createReferenceEngine(config.reference);
+  const engines: Record<string, ChatEngine> = {};
+  const summary: Record<string, string> = {};
+  for (const { id } of builtinModels) {
+    const chosen = config.models[id];
+    if (chosen?.engine === 'upstream') {
+      engines[id] = createUpstreamFromConfig(id, chosen, env);
+      summary[id] = `upstream ${chosen.model} at ${chosen.baseUrl}`;
+    } else {
+      summary[id] = 'reference';
+    }
+  }
+  const registry = createModelRegistry({
+    engine: reference,
+    engines,
+    ...(config.ownedBy !== undefined ? { ownedBy: config.ownedBy } : {}),
+  });
+  return { registry, testEngine: reference, summary };
+}

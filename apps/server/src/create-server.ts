@@ -1,0 +1,84 @@
+import { createChatHandler, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
+import { fastifyQuantumChat } from '@quantum-chat/fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createChatRequestLogging } from './chat-request-logging.js';
+import type { ServerConfig } from './config-schema.js';
+import { createEngines } from './create-engines.js';
+import { shutdownGracefully } from './graceful-shutdown.js';
+import { registerHealthRoute } from './health-route.js';
+import { requestIdOf } from './request-id.js';
+import { registerServerHooks } from './server-hooks.js';
+import { createShutdownState } from './shutdown-state.js';
+
+export interface QuantumServerOptions {
+  /** A pino logger to use instead of one built from `config.logLevel`. */
+  logger?: FastifyBaseLogger;
+  /**
+   * Keys, plans and limits. The seam for `@quantum-chat/access-control`; until it is wired
+   * in, the core's format-only check accepts any well-formed `qc_live_` / `qc_test_` key.
+   */
+  accessControl?: AccessControl;
+  /** Where upstream API keys (`apiKeyEnv`) are read; `process.env` by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Drains and closes the server (SIGTERM): new requests get 503 `shutting_down`, open ones
+     * have `shutdownGraceMs` to finish, then end with `shutting_down`. A second call ends them
+     * at once. Resolves when every socket is closed.
+     */
+    shutdownGracefully(): Promise<void>;
+  }
+}
+
+/** Logs never carry credentials, even if a serializer one day includes headers. */
+const redact = ['req.headers.authorization', 'req.headers["x-service-signature"]'];
+
+/**
+ * The ready server: `/v1` (the spec's stream format) and `/compat/v1` (OpenAI format) over one
+ * model registry, `GET /healthz`, structured logs and graceful shutdown. Call `listen` on it.
+ *
+ * @example
+ * const app = await createQuantumServer(loadConfig({ env: process.env }).config);
+ * await app.listen({ host: '127.0.0.1', port: 8080 });
+ */
+export async function createQuantumServer(config: ServerConfig, options: QuantumServerOptions = {}): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, redact } }),
+    genReqId: requestIdOf,
+    // Our drain hook answers 503 in the core's envelope instead of Fastify's own body.
+    return503OnClosing: false,
+  });
+  const shutdown = createShutdownState();
+  const { registry, testEngine, summary } = createEngines(config, options.env ?? process.env);
+
+  const shared: ChatHandlerOptions = {
+    registry,
+    testEngine,
+    ...(options.accessControl !== undefined ? { accessControl: options.accessControl } : {}),
+    ...(config.signingSecrets.length > 0 ? { signingSecrets: config.signingSecrets } : {}),
+    ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
+    shutdownSignal: shutdown.signal,
+    ...createChatRequestLogging(app.log),
+  };
+
+  registerServerHooks(app, shutdown);
+  registerHealthRoute(app);
+  await app.register(fastifyQuantumChat, { prefix: '/v1', handler: createChatHandler({ ...shared, streamFormat: 'quantum' }) });
+  await app.register(fastifyQuantumChat, { prefix: '/compat/v1', handler: createChatHandler({ ...shared, streamFormat: 'openai' }) });
+
+  let closing: Promise<void> | undefined;
+  app.decorate('shutdownGracefully', () => {
+    if (closing !== undefined) {
+      // Asked twice (a second Ctrl-C): skip the rest of the grace period.
+      shutdown.endOpenRequests();
+      return closing;
+    }
+    closing = shutdownGracefully(app, shutdown, config.shutdownGraceMs);
+    return closing;
+  });
+  app.log.debug({ models: summary }, 'model engines');
+  return app;
+}
