@@ -1,0 +1,33 @@
+// @quantum-chat/access-control: keys, plans, quotas and rate limits behind the core's
+// `AccessControl` seam (decisions §6).
+
+/** The access control to hand `createChatHandler({ accessControl })`. */
+export { createAccessControl } from './create-access-control.js';
+export type { AccessControlOptions, StoreAccessControl } from './create-access-control.js';
+
+/** Key stores: the interface, SQLite (embedded default) and memory. */
+export type {
+  KeyStore,
+  Organisation,
+  ApiKeyRecord,
+  NewApiKeyRecord,
+  ResolvedApiKey,
+  UsageRecord,
+  UsageSummaryRow,
+} from './key-store.js';
+export { createSqliteKeyStore } from './sqlite-key-store.js';
+export { createMemoryKeyStore } from './memory-key-store.js';
+export { issueApiKey, displayKeyRecord } from './issue-api-key.js';
+export type { IssueApiKeyInput } from './issue-api-key.js';
+export { hashApiKey } from './hash-api-key.js';
+
+/** Plans and limits. */
+export { defaultPlanLimits, resolveLimits } from './plan-limits.js';
+export type { Limits, LimitOverrides, PlanLimits } from './plan-limits.js';
+
+/** Rate limits and quotas: in memory, or shared through Redis. */
+export { createLimiter } from './create-limiter.js';
+export type { Limiter, LimiterOptions, LimitDecision } from './create-limiter.js';
+export type { LimitDimension, LimitReading, LimitState } from './limit-state.js';
+export { createRedisClient, maxRedisTimeoutMs } from './create-redis-client.js';
+export { rateLimitHeaders, retryAfterHeaders, formatResetDuration } from './rate-limit-headers.js';

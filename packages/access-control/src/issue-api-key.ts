@@ -1,0 +1,36 @@
+import { defaultApiKeyPrefixes, generateApiKey, type ApiKeyKind, type ApiKeyPrefixes } from '@quantum-chat/core';
+import { hashApiKey } from './hash-api-key.js';
+import type { ApiKeyRecord, KeyStore } from './key-store.js';
+
+export interface IssueApiKeyInput {
+  organisation: string;
+  kind: ApiKeyKind;
+  requireSignature?: boolean;
+  prefixes?: ApiKeyPrefixes;
+}
+
+/**
+ * Makes a new key and stores only its hash. The returned `key` is the one and only time the
+ * secret exists outside the caller: show it once.
+ *
+ * @example
+ * const { key, record } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
+ */
+export async function issueApiKey(store: KeyStore, input: IssueApiKeyInput): Promise<{ key: string; record: ApiKeyRecord }> {
+  const prefixes = input.prefixes ?? defaultApiKeyPrefixes;
+  const key = generateApiKey(input.kind, prefixes);
+  const record = await store.createKey({
+    organisation: input.organisation,
+    kind: input.kind,
+    hash: hashApiKey(key),
+    prefix: prefixes[input.kind],
+    last4: key.slice(-4),
+    requireSignature: input.requireSignature ?? false,
+  });
+  return { key, record };
+}
+
+/** The display form of a stored key: prefix and last 4 (`qc_live_…a1B2`). */
+export function displayKeyRecord(record: Pick<ApiKeyRecord, 'prefix' | 'last4'>): string {
+  return `${record.prefix}…${record.last4}`;
+}

@@ -1,0 +1,45 @@
+import type { LimitDimension, LimitState } from './limit-state.js';
+
+/**
+ * A wait in the style OpenAI's `x-ratelimit-reset-*` headers use: `250ms`, `1s`, `6m0s`,
+ * `1h2m3.5s` (Go's duration format, which OpenAI-style clients parse).
+ *
+ * @example
+ * formatResetDuration(360_000) // '6m0s'
+ */
+export function formatResetDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms));
+  if (total < 1000) return `${total}ms`;
+  const hours = Math.floor(total / 3_600_000);
+  const minutes = Math.floor((total % 3_600_000) / 60_000);
+  const seconds = ((total % 60_000) / 1000).toFixed(3).replace(/\.?0+$/, '');
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${minutes}m${seconds}s`;
+  return `${seconds}s`;
+}
+
+const suffixes: Record<LimitDimension, string> = { requests: 'requests', tokens: 'tokens', 'daily-tokens': 'tokens-day' };
+
+/**
+ * The `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` headers of decisions §5, plus
+ * `…-tokens-day` when the organisation has a daily cap. A lifted limit sends none.
+ *
+ * @example
+ * rateLimitHeaders(decision.state) // { 'x-ratelimit-limit-requests': '60', ... }
+ */
+export function rateLimitHeaders(state: LimitState, now: number = Date.now()): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [dimension, reading] of Object.entries(state) as [LimitDimension, NonNullable<LimitState[LimitDimension]>][]) {
+    const suffix = suffixes[dimension];
+    headers[`x-ratelimit-limit-${suffix}`] = String(reading.limit);
+    headers[`x-ratelimit-remaining-${suffix}`] = String(reading.remaining);
+    headers[`x-ratelimit-reset-${suffix}`] = formatResetDuration(reading.resetsAt - now);
+  }
+  return headers;
+}
+
+/** `retry-after` (whole seconds, at least 1) and `retry-after-ms` (decisions §5). */
+export function retryAfterHeaders(ms: number): Record<string, string> {
+  const wait = Math.max(1, Math.ceil(ms));
+  return { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))), 'retry-after-ms': String(wait) };
+}
