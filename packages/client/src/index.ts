@@ -30,5 +30,12 @@ export {
 } from './errors/status-errors.js';
 export { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, APIResponseValidationError } from './errors/connection-errors.js';
 
+/** The tool runner: tools with JSON Schema or zod arguments, run in a loop until the model answers. */
+export { runTools } from './tools/run-tools.js';
+export type { RunToolsOptions, RunToolsResult, RunToolsStep } from './tools/run-tools.js';
+export { defineTool } from './tools/runner-tool.js';
+export type { RunnerTool, ToolRunContext, ToolParameters, JsonSchemaObject, StandardSchemaLike, InferToolArgs } from './tools/runner-tool.js';
+export type { ToolResult } from './tools/execute-tool-call.js';
+
 /** Wire types, re-exported from the core for convenience. */
 export type { ChatCompletion, ChatCompletionRequest, Message, ToolCall, ToolDefinition, ToolChoice, Usage, Model, ModelList } from '@quantum-chat/core';
