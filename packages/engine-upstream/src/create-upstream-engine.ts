@@ -1,0 +1,173 @@
+import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type SseEvent } from '@quantum-chat/core';
+import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
+import { createDeadline } from './create-deadline.js';
+import { readUpstreamEvents } from './read-upstream-events.js';
+import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
+import { upstreamChunkSchema, upstreamErrorMessage } from './upstream-chunk-schema.js';
+import {
+  defaultConnectTimeoutMs,
+  defaultFirstTokenTimeoutMs,
+  defaultIdleTimeoutMs,
+  type UpstreamEngineOptions,
+} from './upstream-engine-options.js';
+import { failureFromNetwork, failureFromStatus } from './upstream-failure.js';
+import { toUpstreamRequestBody } from './upstream-request-body.js';
+
+/** The part of a fetch `Response` we use, so any fetch implementation fits. */
+interface UpstreamResponse {
+  ok: boolean;
+  status: number;
+  headers: { get(name: string): string | null };
+  body: ReadableStream<Uint8Array> | null;
+  text(): Promise<string>;
+}
+type UpstreamFetch = (url: string, init: RequestInit & { dispatcher?: Dispatcher }) => Promise<UpstreamResponse>;
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An error payload the upstream sent inside a 200 stream; a numeric code maps like a status. */
+function streamedFailure(payload: unknown, message: string): QuantumChatError {
+  const code = (payload as { error?: { code?: unknown; status?: unknown } }).error;
+  const status = typeof code?.code === 'number' ? code.code : typeof code?.status === 'number' ? code.status : undefined;
+  if (status !== undefined && status >= 400 && status < 600) return failureFromStatus(status, new Headers(), message);
+  return new QuantumChatError('upstream_error', `The model server failed during the answer: ${message.slice(0, 500)}`);
+}
+
+/** Feeds one upstream SSE event to the mapper; returns `'done'` at `[DONE]`. */
+function handleEvent(event: SseEvent, mapper: UpstreamChunkMapper): ChatEngineEvent[] | 'done' {
+  if (event.data === '[DONE]') return 'done';
+  const payload = parseJson(event.data);
+  const message = upstreamErrorMessage(payload);
+  if (event.event === 'error' || message !== undefined) throw streamedFailure(payload, message ?? event.data);
+  const chunk = upstreamChunkSchema.safeParse(payload);
+  if (!chunk.success) throw new QuantumChatError('upstream_error', 'The model server sent a chunk that is not a chat completion chunk.');
+  return mapper.push(chunk.data);
+}
+
+/**
+ * A {@link ChatEngine} that serves a model from any OpenAI-compatible server: Ollama, vLLM,
+ * llama.cpp, LM Studio, OpenAI, DeepSeek. It always streams upstream, so first-token and idle
+ * timeouts and client aborts behave the same for streaming and non-streaming clients, and a
+ * failure is never turned into a fake success.
+ *
+ * @example
+ * const registry = createModelRegistry({
+ *   engine: createReferenceEngine(),
+ *   engines: { 'quantum-flash': createUpstreamEngine({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }) },
+ * });
+ */
+export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine {
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const firstTokenTimeoutMs = options.firstTokenTimeoutMs ?? defaultFirstTokenTimeoutMs;
+  const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs;
+  const reasoningMode = options.reasoning ?? 'auto';
+  const fetchUpstream = (options.fetch ?? undiciFetch) as unknown as UpstreamFetch;
+  // undici's own header and body timeouts are off: ours know first token from idle, and say so.
+  let dispatcher = options.dispatcher;
+  if (dispatcher === undefined && options.fetch === undefined) {
+    dispatcher = new Agent({ connect: { timeout: options.connectTimeoutMs ?? defaultConnectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0 });
+  }
+
+  async function* generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncGenerator<ChatEngineEvent> {
+    context.signal.throwIfAborted();
+    const upstream = new AbortController();
+    const forwardAbort = () => upstream.abort(context.signal.reason);
+    context.signal.addEventListener('abort', forwardAbort, { once: true });
+    const deadline = createDeadline(upstream);
+    const firstTokenTimeout = () => new QuantumChatError('upstream_timeout', `The model server sent no first token within ${firstTokenTimeoutMs} ms.`);
+    const idleTimeout = () => new QuantumChatError('upstream_timeout', `The model server stalled: nothing for ${idleTimeoutMs} ms during the answer.`);
+    const mapper = createUpstreamChunkMapper({
+      showReasoning: reasoningMode === 'keep' || (reasoningMode === 'auto' && request.reasoning),
+      countTokens: countApproximateTokens,
+      countPromptTokens: () => countApproximatePromptTokens(request),
+    });
+    let responded = false;
+    deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
+    try {
+      const response = await fetchUpstream(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+          ...options.headers,
+          'x-request-id': context.requestId,
+        },
+        body: JSON.stringify(toUpstreamRequestBody(request, options.model)),
+        signal: upstream.signal,
+        ...(dispatcher ? { dispatcher } : {}),
+      });
+      responded = true;
+      if (!response.ok) throw failureFromStatus(response.status, response.headers, upstreamErrorMessage(parseJson(await response.text())));
+      const contentType = response.headers.get('content-type') ?? '';
+      if (contentType.includes('json')) {
+        // A runtime that ignored `stream: true` answered with one whole completion.
+        yield* handleWhole(await response.text(), mapper);
+        return;
+      }
+      if (response.body === null || !(contentType === '' || contentType.includes('event-stream'))) {
+        throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
+      }
+      let done = false;
+      const events = readUpstreamEvents(response.body, {
+        // Before the first token only the first-token timer runs; after it, the idle timer.
+        beforeWait: () => {
+          if (mapper.started) deadline.arm(idleTimeoutMs, idleTimeout);
+        },
+        afterWait: () => {
+          if (mapper.started) deadline.clear();
+        },
+      });
+      for await (const event of events) {
+        const wasStarted = mapper.started;
+        const mapped = handleEvent(event, mapper);
+        if (mapped === 'done') {
+          done = true;
+          break;
+        }
+        if (!wasStarted && mapper.started) deadline.clear();
+        yield* mapped;
+      }
+      if (!done && !mapper.finished) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
+      yield* mapper.end();
+    } catch (error) {
+      throw toFailure(error, upstream.signal, context.signal, responded);
+    } finally {
+      deadline.clear();
+      context.signal.removeEventListener('abort', forwardAbort);
+      // Closes the socket at once if the upstream is still sending (no-op after a complete body).
+      upstream.abort(new Error('The upstream request ended.'));
+    }
+  }
+
+  return {
+    generate,
+    countPromptTokens: countApproximatePromptTokens,
+    countTokens: countApproximateTokens,
+  };
+}
+
+function* handleWhole(text: string, mapper: UpstreamChunkMapper): Generator<ChatEngineEvent> {
+  const payload = parseJson(text);
+  const message = upstreamErrorMessage(payload);
+  if (message !== undefined) throw streamedFailure(payload, message);
+  const chunk = upstreamChunkSchema.safeParse(payload);
+  if (!chunk.success) throw new QuantumChatError('upstream_error', 'The model server answered with JSON that is not a chat completion.');
+  yield* mapper.push(chunk.data);
+  yield* mapper.end();
+}
+
+/** What a failure means for our client: a timeout we set, the client leaving, or an upstream fault. */
+function toFailure(error: unknown, upstream: AbortSignal, client: AbortSignal, responded: boolean): unknown {
+  if (QuantumChatError.isInstance(error)) return error;
+  if (client.aborted) return client.reason;
+  if (upstream.aborted && QuantumChatError.isInstance(upstream.reason)) return upstream.reason;
+  return failureFromNetwork(error, responded);
+}

@@ -1,0 +1,60 @@
+import { toolCallDeltaSchema } from '@quantum-chat/core';
+import * as z from 'zod';
+
+// Lenient on purpose: a limited version of the OpenAI chunk, focussed on what we need and
+// tolerant of what runtimes omit or add (`.nullish()` everywhere, loose objects).
+
+/** Token counts as OpenAI-compatible runtimes report them. */
+export const upstreamUsageSchema = z.looseObject({
+  prompt_tokens: z.number().nullish(),
+  completion_tokens: z.number().nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
+});
+export type UpstreamUsage = z.infer<typeof upstreamUsageSchema>;
+
+/**
+ * The delta of a streamed chunk, also the message of a non-streamed completion. Reasoning is
+ * `reasoning_content` (DeepSeek, llama.cpp, older vLLM) or `reasoning` (vLLM, Ollama, OpenRouter).
+ */
+export const upstreamDeltaSchema = z.looseObject({
+  content: z.string().nullish(),
+  reasoning_content: z.string().nullish(),
+  reasoning: z.string().nullish(),
+  tool_calls: z.array(toolCallDeltaSchema).nullish(),
+});
+export type UpstreamDelta = z.infer<typeof upstreamDeltaSchema>;
+
+/** One streamed `chat.completion.chunk`, or a whole `chat.completion` (`message` instead of `delta`). */
+export const upstreamChunkSchema = z.looseObject({
+  choices: z
+    .array(
+      z.looseObject({
+        delta: upstreamDeltaSchema.nullish(),
+        message: upstreamDeltaSchema.nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  usage: upstreamUsageSchema.nullish(),
+});
+export type UpstreamChunk = z.infer<typeof upstreamChunkSchema>;
+
+/** An error payload, in the shapes runtimes use: `{error:{message}}`, `{error:"…"}`, `{message}`, `{detail}`. */
+export const upstreamErrorSchema = z.union([
+  z.looseObject({ error: z.union([z.string(), z.looseObject({ message: z.string().nullish() })]) }),
+  z.looseObject({ object: z.literal('error'), message: z.string().nullish() }),
+  z.looseObject({ detail: z.string() }),
+]);
+
+/** The message of an upstream error payload, or `undefined` when `value` is not one. */
+export function upstreamErrorMessage(value: unknown): string | undefined {
+  const parsed = upstreamErrorSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  const payload = parsed.data;
+  if ('error' in payload) {
+    const error = payload.error;
+    return typeof error === 'string' ? error : (error.message ?? 'unknown error');
+  }
+  if ('detail' in payload) return payload.detail;
+  return payload.message ?? 'unknown error';
+}

@@ -1,0 +1,61 @@
+import { performance } from 'node:perf_hooks';
+import { createModelRegistry } from '@quantum-chat/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUpstreamEngine } from '../src/index.js';
+import { postChat, startFrontServer, type AdapterKind, type FrontServer } from './helpers/start-front-server.js';
+import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamRequestRecord, type UpstreamServer } from './helpers/start-upstream-server.js';
+
+const rounds = 40;
+/** The target is 50 ms; the assertion leaves room for a loaded CI machine. */
+const ceilingMs = 200;
+
+async function closedAt(record: UpstreamRequestRecord): Promise<number> {
+  for (let waited = 0; record.socketClosedAt === undefined && waited < 2000; waited += 1) await pause(1);
+  return record.socketClosedAt ?? Number.POSITIVE_INFINITY;
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream through %s', (kind) => {
+  let upstream: UpstreamServer;
+  let front: FrontServer;
+
+  beforeAll(async () => {
+    // An endless answer: a token every 10 ms until the socket goes away.
+    upstream = await startUpstreamServer(async (_request, response) => {
+      response.writeHead(200, sseHeaders);
+      while (!response.destroyed) {
+        response.write(contentChunk('token '));
+        await pause(10);
+      }
+    });
+    const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'm' });
+    front = await startFrontServer(kind, { registry: createModelRegistry({ engine }) });
+  });
+  afterAll(async () => {
+    await front.close();
+    await upstream.close();
+  });
+
+  it(`should close the upstream socket within ${ceilingMs} ms (target 50 ms) of the client aborting`, async () => {
+    const latencies: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const controller = new AbortController();
+      const response = await postChat(front.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Go' }], stream: true }, { signal: controller.signal });
+      const reader = response.body!.getReader();
+      await reader.read();
+      await reader.read();
+      const record = upstream.requests.at(-1)!;
+      expect(record.socketClosedAt).toBeUndefined();
+      const abortedAt = performance.now();
+      controller.abort();
+      latencies.push((await closedAt(record)) - abortedAt);
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const figures = { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1)! };
+    console.log(`[disconnect ${kind}] upstream socket closed after client abort over ${rounds} rounds: p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, max ${figures.max.toFixed(2)} ms`);
+    expect(figures.max).toBeLessThan(ceilingMs);
+  });
+});

@@ -1,0 +1,153 @@
+import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUpstreamEngine, type UpstreamEngineOptions } from '../src/index.js';
+import { contentChunk, sseHeaders, startUpstreamServer, type UpstreamScenario, type UpstreamServer } from './helpers/start-upstream-server.js';
+
+const request: ChatEngineRequest = {
+  model: 'quantum-flash',
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Weather?', name: 'ada' },
+    { role: 'assistant', content: null, reasoning: 'I should call the tool.', toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    { role: 'tool', content: '{"sky":"clear"}', toolCallId: 'call_1' },
+  ],
+  tools: [{ type: 'function', function: { name: 'get_weather', description: null, parameters: { type: 'object' }, strict: null } }],
+  toolChoice: 'auto',
+  parallelToolCalls: false,
+  temperature: 0.7,
+  maxTokens: 4096,
+  topP: 0.9,
+  stop: ['END'],
+  seed: 7,
+  user: 'u-1',
+  reasoning: false,
+};
+
+const servers: UpstreamServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function run(scenario: UpstreamScenario, options: Partial<UpstreamEngineOptions> = {}, engineRequest = request) {
+  const server = await startUpstreamServer(scenario);
+  servers.push(server);
+  const engine = createUpstreamEngine({ baseUrl: `${server.baseUrl}/`, model: 'llama3.2', ...options });
+  const events: ChatEngineEvent[] = [];
+  for await (const event of engine.generate(engineRequest, { signal: new AbortController().signal, requestId: 'req_42' })) events.push(event);
+  return { events, server };
+}
+
+const thinking: UpstreamScenario = (_request, response) => {
+  response.writeHead(200, sseHeaders);
+  response.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { reasoning: 'Hmm.', content: 'Hi' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+};
+
+describe('createUpstreamEngine', () => {
+  it('should send an always-streaming OpenAI body with our fields, headers and request id', async () => {
+    const { server } = await run(thinking, { apiKey: 'sk-up', headers: { 'x-gateway': 'a' } });
+    const [record] = server.requests;
+    expect(record!.url).toBe('/v1/chat/completions');
+    expect(record!.headers).toMatchObject({ authorization: 'Bearer sk-up', 'x-request-id': 'req_42', 'x-gateway': 'a', accept: 'text/event-stream', 'content-type': 'application/json' });
+    expect(record!.body).toEqual({
+      model: 'llama3.2',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather?', name: 'ada' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', content: '{"sky":"clear"}', tool_call_id: 'call_1' },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+      temperature: 0.7,
+      max_tokens: 4096,
+      top_p: 0.9,
+      stop: ['END'],
+      seed: 7,
+      user: 'u-1',
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+      tool_choice: 'auto',
+      parallel_tool_calls: false,
+    });
+  });
+
+  it('should leave tool fields out of a request without tools', async () => {
+    const { server } = await run(thinking, {}, { ...request, messages: [{ role: 'user', content: 'Hi' }], tools: [], toolChoice: 'none' });
+    expect(Object.keys(server.requests[0]!.body)).not.toContain('tool_choice');
+  });
+
+  it.each([
+    ['auto', false, false],
+    ['auto', true, true],
+    ['keep', false, true],
+    ['drop', true, false],
+  ] as const)('should, with reasoning %s and a model that shows reasoning: %s, yield reasoning: %s', async (mode, shows, yields) => {
+    const { events } = await run(thinking, { reasoning: mode }, { ...request, reasoning: shows });
+    expect(events.filter((event) => event.type === 'reasoning')).toEqual(yields ? [{ type: 'reasoning', text: 'Hmm.' }] : []);
+    expect(events.filter((event) => event.type === 'content')).toEqual([{ type: 'content', text: 'Hi' }]);
+  });
+
+  it('should count usage the upstream did not report', async () => {
+    const { events } = await run(thinking, {}, { ...request, messages: [{ role: 'user', content: 'Hello' }], tools: [] });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', usage: { promptTokens: 9, completionTokens: 2, reasoningTokens: 1 } });
+  });
+
+  it('should accept a whole JSON completion from a runtime that ignores stream: true', async () => {
+    const completion = {
+      id: 'x',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: '<think>Plan.</think>Done', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    };
+    const { events } = await run((_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion)), {}, { ...request, reasoning: true });
+    expect(events).toEqual([
+      { type: 'reasoning', text: 'Plan.' },
+      { type: 'content', text: 'Done' },
+      { type: 'tool-call', index: 0, name: 'f', argumentsDelta: '{}' },
+      { type: 'finish', reason: 'tool_calls', usage: { promptTokens: 3, completionTokens: 4, reasoningTokens: 2 } },
+    ]);
+  });
+
+  it('should refuse a body that is not an event stream', async () => {
+    await expect(run((_request, response) => void response.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'))).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: "The model server answered with 'text/html', not an event stream.",
+    });
+  });
+
+  it('should refuse a chunk that is not a chat completion chunk', async () => {
+    await expect(run((_request, response) => void response.writeHead(200, sseHeaders).end('data: [1, 2]\n\n'))).rejects.toMatchObject({ code: 'upstream_error' });
+  });
+
+  it('should use the fetch it is given', async () => {
+    const calls: string[] = [];
+    const fetch: typeof globalThis.fetch = async (input) => {
+      calls.push(String(input));
+      return new Response(`${contentChunk('ok', 'stop')}data: [DONE]\n\n`, { headers: sseHeaders });
+    };
+    const engine = createUpstreamEngine({ baseUrl: 'http://models.internal/v1', model: 'm', fetch });
+    const events: ChatEngineEvent[] = [];
+    for await (const event of engine.generate(request, { signal: new AbortController().signal, requestId: 'r' })) events.push(event);
+    expect(calls).toEqual(['http://models.internal/v1/chat/completions']);
+    expect(events[0]).toEqual({ type: 'content', text: 'ok' });
+  });
+
+  it('should throw the abort reason when the signal is already aborted, without calling upstream', async () => {
+    const engine = createUpstreamEngine({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm' });
+    const reason = new Error('gone');
+    const iterator = engine.generate(request, { signal: AbortSignal.abort(reason), requestId: 'r' })[Symbol.asyncIterator]();
+    await expect(iterator.next()).rejects.toBe(reason);
+  });
+
+  it('should throw the abort reason, not an upstream error, when aborted mid-stream', async () => {
+    const server = await startUpstreamServer((_request, response) => void response.writeHead(200, sseHeaders).write(contentChunk('a')));
+    servers.push(server);
+    const controller = new AbortController();
+    const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
+    const iterator = engine.generate(request, { signal: controller.signal, requestId: 'r' })[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: { type: 'content', text: 'a' } });
+    const reason = new Error('client left');
+    const pending = iterator.next();
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+});
