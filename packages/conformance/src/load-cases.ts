@@ -20,7 +20,7 @@ export interface ConformanceCase extends Omit<CaseFile, 'request'> {
     path: string;
     headers: Record<string, string>;
     /** The exact bytes to send, if any. */
-    body: Uint8Array | undefined;
+    body: Uint8Array<ArrayBuffer> | undefined;
     sign?: { secret: string; timestampSeconds: number };
   };
   /** What the engine yields; `undefined` when the engine must not be called at all. */
@@ -92,7 +92,7 @@ function groupFiles(directory: string): { groups: Map<string, Map<Suffix, string
   return { groups, files };
 }
 
-function requestBody(file: string, request: CaseFile['request']): Uint8Array | undefined {
+function requestBody(file: string, request: CaseFile["request"]): Uint8Array<ArrayBuffer> | undefined {
   if (request.body !== undefined) return new TextEncoder().encode(JSON.stringify(request.body));
   if (request.bodyText !== undefined) return new TextEncoder().encode(request.bodyText);
   if (request.bodyBase64 !== undefined) return Uint8Array.from(Buffer.from(request.bodyBase64, 'base64'));

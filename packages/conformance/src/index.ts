@@ -1,0 +1,37 @@
+// @quantum-chat/conformance: the fixtures every host and client is held to, and the runners
+// that replay them (house-style §3.4). Private: used by this repo's own test suites.
+
+/** Server side: one vitest test per case, against any host. */
+export { runServerConformance } from './run-server-conformance.js';
+export type { ConformanceHost, StartConformanceHost, ServerConformanceOptions } from './run-server-conformance.js';
+export type { ConformanceFetch } from './send-case-request.js';
+export { createCaseHandlerOptions, conformanceNow } from './case-handler-options.js';
+
+/** Client side: every stream fixture, cut at random byte boundaries. */
+export { runClientConformance } from './run-client-conformance.js';
+export type { ClientConformanceOptions } from './run-client-conformance.js';
+export type {
+  Collect,
+  CollectInput,
+  CollectedAnswer,
+  CollectedCompletion,
+  CollectedError,
+  CollectedToolCall,
+  CollectedUsage,
+} from './collected-completion.js';
+export { cutStream } from './cut-bytes.js';
+export type { Cutting } from './cut-bytes.js';
+
+/** Fixtures: loading, checking, and the requirements they cover. */
+export { loadCases, loadClientFixtures, loadFixtures, defaultFixturesDirectory, dialectsArea } from './load-cases.js';
+export type { ClientFixture, ConformanceCase, FixtureSet } from './load-cases.js';
+export { anyString, caseFileSchema, expectedCompletionSchema, replayEventSchema } from './fixture-schemas.js';
+export type { CaseFile, ExpectedCompletion, ReplayEvent } from './fixture-schemas.js';
+export { requirements } from './requirements.js';
+export type { Requirement, RequirementId } from './requirements.js';
+
+/** The engine stand-in and the fixed keys. */
+export { createReplayEngine } from './replay-engine.js';
+export type { ReplayEngine, ReplayEngineOptions } from './replay-engine.js';
+export { parseEngineScript } from './parse-engine-script.js';
+export { conformanceKeys, createConformanceAccessControl } from './conformance-keys.js';

@@ -1,0 +1,103 @@
+import type { ChatHandlerOptions } from '@quantum-chat/core';
+import { describe, expect, it } from 'vitest';
+import { createCaseHandlerOptions } from './case-handler-options.js';
+import { fillPlaceholders, keyOrder } from './compare-json-body.js';
+import { loadCases, type ConformanceCase } from './load-cases.js';
+import { readBodyIncrementally } from './read-body-incrementally.js';
+import { createReplayEngine } from './replay-engine.js';
+import { sendCaseRequest, type ConformanceFetch } from './send-case-request.js';
+
+/** A running host under test. */
+export interface ConformanceHost {
+  /** Where the handler is mounted, e.g. `http://127.0.0.1:PORT/v1`; case paths are appended to it. */
+  baseUrl: string;
+  close(): Promise<void>;
+  /**
+   * How to reach the host, when not over the network: an in-process face such as
+   * `handler.fetch`. Global `fetch` is used when absent.
+   */
+  fetch?: ConformanceFetch;
+}
+
+/** Starts a host around a handler built from these options (one host per case). */
+export type StartConformanceHost = (handlerOptions: ChatHandlerOptions) => Promise<ConformanceHost>;
+
+export interface ServerConformanceOptions {
+  /** Case ids expected to fail: they run as `it.fails`, so they turn red once fixed. */
+  knownFailures?: string[];
+  /** The cases to run; all shipped fixtures by default. */
+  cases?: ConformanceCase[];
+}
+
+const textDecoder = new TextDecoder();
+
+function describeBody(text: string): string {
+  return text.length > 600 ? `${text.slice(0, 600)}…` : text;
+}
+
+function assertJsonBody(testCase: ConformanceCase & { response: { kind: 'json' } }, text: string): void {
+  let actual: unknown;
+  try {
+    actual = JSON.parse(text);
+  } catch {
+    expect.fail(`expected a JSON body, got: ${describeBody(text)}`);
+  }
+  const expected = fillPlaceholders(testCase.response.value, actual);
+  expect(actual, 'JSON body').toEqual(expected);
+  expect(keyOrder(actual), 'JSON key order').toEqual(keyOrder(expected));
+}
+
+async function runCase(testCase: ConformanceCase, startHost: StartConformanceHost): Promise<void> {
+  const streaming = testCase.response.kind === 'sse';
+  const engine = createReplayEngine(testCase.engineEvents, { holdLastEvent: streaming });
+  const host = await startHost(createCaseHandlerOptions(testCase, engine));
+  try {
+    const response = await sendCaseRequest(testCase, host.baseUrl, host.fetch ?? globalThis.fetch);
+    const bytes = await readBodyIncrementally(response, () => engine.markFirstFrame());
+    const text = textDecoder.decode(bytes);
+    expect(response.status, `status (body: ${describeBody(text)})`).toBe(testCase.expect.status);
+    for (const [name, value] of Object.entries(testCase.expect.headers)) {
+      expect(response.headers.get(name), `header ${name}`).toBe(value);
+    }
+    if (testCase.response.kind === 'json') {
+      assertJsonBody({ ...testCase, response: testCase.response }, text);
+    } else {
+      const expectedBytes = testCase.response.bytes;
+      expect(text, 'SSE body').toBe(textDecoder.decode(expectedBytes));
+      expect(Buffer.from(bytes).equals(Buffer.from(expectedBytes)), 'SSE body, byte for byte').toBe(true);
+      expect(engine.firstFrameBeforeLastEvent, 'the first frame arrived before the engine yielded its last event').toBe(true);
+    }
+    if (testCase.engineEvents === undefined) expect(engine.requests.length, 'engine calls (this case must not reach the engine)').toBe(0);
+  } finally {
+    await host.close();
+  }
+}
+
+/**
+ * Registers one vitest test per conformance case, named `<case id> [<hostName>]`. Each test
+ * starts the host with that case's handler options (a replay engine, sequential ids, a fixed
+ * clock, the conformance keys), sends the stored request, and checks status, the listed
+ * headers and the body: JSON deeply (key order included), SSE byte for byte, read
+ * incrementally, with proof that the first frame came before the engine's last event.
+ *
+ * @example
+ * runServerConformance('express', async (handlerOptions) => {
+ *   const app = express();
+ *   app.use('/v1', createExpressRouter(handlerOptions));
+ *   const server = app.listen(0, '127.0.0.1');
+ *   await once(server, 'listening');
+ *   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => closeServer(server) };
+ * }, { knownFailures: [] });
+ */
+export function runServerConformance(hostName: string, startHost: StartConformanceHost, options: ServerConformanceOptions = {}): void {
+  const cases = options.cases ?? loadCases();
+  const knownFailures = new Set(options.knownFailures ?? []);
+  const unknown = [...knownFailures].filter((id) => !cases.some((testCase) => testCase.id === id));
+  if (unknown.length > 0) throw new Error(`runServerConformance: unknown case ids in knownFailures: ${unknown.join(', ')}`);
+  describe(`server conformance [${hostName}]`, () => {
+    for (const testCase of cases) {
+      const register = knownFailures.has(testCase.id) ? it.fails : it;
+      register(`${testCase.id} [${hostName}]`, () => runCase(testCase, startHost));
+    }
+  });
+}
