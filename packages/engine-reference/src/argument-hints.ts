@@ -30,9 +30,14 @@ const searchLead =
   /\b(?:search(?:\s+(?:the\s+web|online|the\s+internet|the\s+docs))?\s+for|look\s+up|lookup|find(?:\s+me)?|google|research)\s+(.+)$/iu;
 const aboutLead = /\b(?:about|regarding|on|for)\s+(.+)$/iu;
 
+/** At most `limit` code points, so a cut never splits a surrogate pair. */
+function firstCharacters(text: string, limit: number): string {
+  return text.length <= limit ? text : [...text].slice(0, limit).join('');
+}
+
 function cleanPhrase(phrase: string): string {
   const cleaned = (phrase.split(clauseBreak)[0] ?? '').replace(/[\s?!.,;:]+$/u, '').replace(/\s+/gu, ' ').trim();
-  return cleaned.length > maxPhraseLength ? cleaned.slice(0, maxPhraseLength).trimEnd() : cleaned;
+  return firstCharacters(cleaned, maxPhraseLength).trimEnd();
 }
 
 function findLocation(text: string): string | undefined {
@@ -59,7 +64,7 @@ export function buildArgumentHints(text: string): ArgumentHints {
   const isoDate = /\b\d{4}-\d{2}-\d{2}\b/u.exec(analysis.text)?.[0];
   const relativeDay = /\b(today|tomorrow|yesterday|tonight)\b/iu.exec(analysis.text)?.[1]?.toLowerCase();
   return {
-    text: analysis.text.length > maxPhraseLength ? analysis.text.slice(0, maxPhraseLength) : analysis.text,
+    text: firstCharacters(analysis.text, maxPhraseLength),
     keywords: analysis.keywords,
     location: findLocation(analysis.text),
     searchPhrase,

@@ -61,6 +61,16 @@ describe('createPacedIterable', () => {
     expect(await iterator.next()).toEqual({ done: true, value: undefined });
   });
 
+  it('should throw the abort reason on the next call when aborted between pieces', async () => {
+    const controller = new AbortController();
+    const iterator = createPacedIterable(() => events, {}, controller.signal)[Symbol.asyncIterator]();
+    await iterator.next();
+    const reason = new Error('shutting down');
+    controller.abort(reason);
+    await expect(iterator.next()).rejects.toBe(reason);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
   it('should throw at once when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -39,10 +39,12 @@ export function createPacedIterable(
       let pending: { timer: ReturnType<typeof setTimeout>; resolve: () => void; reject: (reason: unknown) => void } | undefined;
       let chain: Promise<unknown> = Promise.resolve();
 
+      // Between pieces there is nothing to cancel: the next `step` sees `signal.aborted`.
       const onAbort = (): void => {
         const waiting = pending;
+        if (!waiting) return;
         finish();
-        waiting?.reject(signal.reason);
+        waiting.reject(signal.reason);
       };
       const finish = (): void => {
         finished = true;

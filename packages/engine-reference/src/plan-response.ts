@@ -9,7 +9,7 @@ import { countPromptTokens } from './count-prompt-tokens.js';
 import { readConversation } from './read-conversation.js';
 import { createSeededRandom } from './seeded-random.js';
 import { selectTools } from './select-tools.js';
-import { countTextTokens, splitIntoTokenPieces } from './tokenizer.js';
+import { countTextTokens, toWellFormed } from './tokenizer.js';
 import { truncateToTokenBudget } from './truncate-to-token-budget.js';
 
 type FinishReason = Extract<ChatEngineEvent, { type: 'finish' }>['reason'];
@@ -33,7 +33,7 @@ function planToolCalls(calls: readonly PlannedToolCall[], budget: number) {
     const cut = truncateToTokenBudget(call.arguments, budget - tokens);
     tokens += cut.tokens;
     events.push({ type: 'tool-call', index, name: call.name, argumentsDelta: '' });
-    for (const piece of splitIntoTokenPieces(cut.text)) events.push({ type: 'tool-call', index, argumentsDelta: piece });
+    for (const piece of cut.pieces) events.push({ type: 'tool-call', index, argumentsDelta: piece.text });
     if (cut.truncated) return { events, tokens, truncated: true };
   }
   return { events, tokens, truncated: false };
@@ -67,8 +67,8 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
   const reasoningText = request.reasoning
     ? composeReasoning(request, conversation, analysis, calls, createSeededRandom(`${seed}|reasoning`, { cold }))
     : '';
-  const reasoning = truncateToTokenBudget(reasoningText, budget);
-  for (const piece of splitIntoTokenPieces(reasoning.text)) events.push({ type: 'reasoning', text: piece });
+  const reasoning = truncateToTokenBudget(toWellFormed(reasoningText), budget);
+  for (const piece of reasoning.pieces) events.push({ type: 'reasoning', text: piece.text });
 
   let outputTokens = 0;
   let reason: FinishReason;
@@ -84,8 +84,8 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
     const answer = endsWithToolResult
       ? composeToolResultAnswer(request, conversation, random)
       : composeAnswer(request, conversation, analysis, random);
-    const content = truncateToTokenBudget(applyStopSequences(answer, request.stop).text, budget - reasoning.tokens);
-    for (const piece of splitIntoTokenPieces(content.text)) events.push({ type: 'content', text: piece });
+    const content = truncateToTokenBudget(applyStopSequences(toWellFormed(answer), request.stop).text, budget - reasoning.tokens);
+    for (const piece of content.pieces) events.push({ type: 'content', text: piece.text });
     outputTokens = content.tokens;
     reason = content.truncated ? 'length' : 'stop';
   }

@@ -1,34 +1,37 @@
-import { countTextTokens, decodeTokens, encodeText } from './tokenizer.js';
+import { countTextTokens, splitIntoTokenPieces, type TokenPiece } from './tokenizer.js';
 
-/** The part of a text that fits a token budget. @internal */
+/** The part of a text that fits a token budget, already split for streaming. @internal */
 export interface TokenBudgetCut {
   text: string;
   tokens: number;
   /** Whether anything was cut off. */
   truncated: boolean;
+  pieces: TokenPiece[];
 }
 
 /**
  * Cuts `text` at a token boundary so that it re-tokenizes to at most `budget` tokens.
  *
- * Decoding the first `budget` tokens can end inside a multibyte character, and the decoded
- * prefix can re-tokenize differently from the tokens it came from. So we step back one
- * token at a time until the decoded prefix is a true prefix of `text` and its own count
- * fits: the count we report is then exactly what a client re-counting the text gets.
+ * The cut falls after the last whole token that fits and never inside a character. A
+ * prefix can re-tokenize differently from the tokens it came from, so we step back one
+ * piece at a time until the prefix's own count fits: the count we report is then exactly
+ * what a client re-counting the text gets.
  *
  * @example
- * truncateToTokenBudget('one two three', 2); // { text: 'one two', tokens: 2, truncated: true }
+ * truncateToTokenBudget('one two three', 2).text; // 'one two'
  * @internal
  */
 export function truncateToTokenBudget(text: string, budget: number): TokenBudgetCut {
   const limit = Math.max(0, Math.floor(budget));
-  const tokens = encodeText(text);
-  if (tokens.length <= limit) return { text, tokens: tokens.length, truncated: false };
-  for (let count = limit; count > 0; count--) {
-    const prefix = decodeTokens(tokens.slice(0, count));
-    if (!text.startsWith(prefix)) continue;
-    const prefixTokens = countTextTokens(prefix);
-    if (prefixTokens <= limit) return { text: prefix, tokens: prefixTokens, truncated: true };
+  const pieces = splitIntoTokenPieces(text);
+  const total = pieces.at(-1)?.tokensThrough ?? 0;
+  if (total <= limit) return { text, tokens: total, truncated: false, pieces };
+  let count = pieces.filter((piece) => piece.tokensThrough <= limit).length;
+  for (; count > 0; count--) {
+    const kept = pieces.slice(0, count);
+    const prefix = kept.map((piece) => piece.text).join('');
+    const tokens = countTextTokens(prefix);
+    if (tokens <= limit) return { text: prefix, tokens, truncated: true, pieces: kept };
   }
-  return { text: '', tokens: 0, truncated: true };
+  return { text: '', tokens: 0, truncated: true, pieces: [] };
 }
