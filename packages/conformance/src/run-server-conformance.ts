@@ -27,6 +27,11 @@ export interface ServerConformanceOptions {
   knownFailures?: string[];
   /** The cases to run; all shipped fixtures by default. */
   cases?: ConformanceCase[];
+  /**
+   * How long the replay engine holds a stream's last event waiting for the first frame to
+   * reach the client; 2000 ms by default. A buffering host fails after this wait.
+   */
+  streamProofTimeoutMs?: number;
 }
 
 const textDecoder = new TextDecoder();
@@ -47,9 +52,9 @@ function assertJsonBody(testCase: ConformanceCase & { response: { kind: 'json' }
   expect(keyOrder(actual), 'JSON key order').toEqual(keyOrder(expected));
 }
 
-async function runCase(testCase: ConformanceCase, startHost: StartConformanceHost): Promise<void> {
+async function runCase(testCase: ConformanceCase, startHost: StartConformanceHost, holdTimeoutMs: number | undefined): Promise<void> {
   const streaming = testCase.response.kind === 'sse';
-  const engine = createReplayEngine(testCase.engineEvents, { holdLastEvent: streaming });
+  const engine = createReplayEngine(testCase.engineEvents, { holdLastEvent: streaming, ...(holdTimeoutMs !== undefined ? { holdTimeoutMs } : {}) });
   const host = await startHost(createCaseHandlerOptions(testCase, engine));
   try {
     const response = await sendCaseRequest(testCase, host.baseUrl, host.fetch ?? globalThis.fetch);
@@ -97,7 +102,7 @@ export function runServerConformance(hostName: string, startHost: StartConforman
   describe(`server conformance [${hostName}]`, () => {
     for (const testCase of cases) {
       const register = knownFailures.has(testCase.id) ? it.fails : it;
-      register(`${testCase.id} [${hostName}]`, () => runCase(testCase, startHost));
+      register(`${testCase.id} [${hostName}]`, () => runCase(testCase, startHost, options.streamProofTimeoutMs));
     }
   });
 }
