@@ -54,6 +54,20 @@ export interface Limiter {
 
 const dimensions: readonly LimitDimension[] = ['requests', 'tokens', 'daily-tokens'];
 
+/** Resolves true when the client connects, false after `waitMs`. */
+function connection(client: Redis, waitMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(false), waitMs);
+    const onReady = () => done(true);
+    function done(value: boolean) {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(value);
+    }
+    client.once('ready', onReady);
+  });
+}
+
 /**
  * Rate limits and quotas on rate-limiter-flexible: in memory by default; with `redis`, shared
  * by every server instance and failing open onto a per-process limiter (or closed, 503) when
@@ -69,7 +83,7 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
   const memoryLimiter = (dimension: LimitDimension) =>
     new RateLimiterMemory({ points: unlimitedPoints, duration: windowSeconds[dimension], keyPrefix: `${keyPrefix}:${dimension}` });
   const client =
-    typeof options.redis === 'string' ? createRedisClient(options.redis, { timeoutMs, onError: (error) => options.onRedisError?.(error) }) : options.redis;
+    typeof options.redis === 'string' ? createRedisClient(options.redis, { onError: (error) => options.onRedisError?.(error) }) : options.redis;
   const circuit =
     client &&
     createRedisCircuit({
@@ -151,17 +165,10 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
       return state;
     },
     async ready(waitMs = 2000) {
-      if (client === undefined || client.status === 'ready') return true;
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => done(false), waitMs);
-        const onReady = () => done(true);
-        function done(value: boolean) {
-          clearTimeout(timer);
-          client!.off('ready', onReady);
-          resolve(value);
-        }
-        client.once('ready', onReady);
-      });
+      if (client === undefined) return true;
+      const connected = client.status === 'ready' || (await connection(client, waitMs));
+      if (connected) await Promise.all(dimensions.map((dimension) => counters[dimension].warmUp?.()));
+      return connected;
     },
     async close() {
       circuit?.dispose();

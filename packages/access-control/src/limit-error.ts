@@ -16,11 +16,12 @@ export function limitError(decision: Extract<LimitDecision, { admitted: false }>
   const reading = decision.state[decision.exceeded]!;
   const headers = rateLimitHeaders(decision.state);
   const name = names[decision.exceeded];
+  const wait = retryAfterHeaders(decision.retryAfterMs);
   if (decision.exceeded === 'daily-tokens') {
     return new QuantumChatError(
       'insufficient_quota',
       `You exceeded your daily token quota (${scope}): ${reading.remaining} of ${reading.limit} tokens left today, and this request reserves ${decision.requested} (prompt + max_tokens). Lower max_tokens, or wait ${formatResetDuration(reading.resetsAt - Date.now())} for the quota to reset.`,
-      { headers: { ...headers, ...wait, 'x-should-retry': 'false' } },
+      { headers: { ...headers, 'x-should-retry': 'false' } },
     );
   }
   if (decision.tooLarge) {

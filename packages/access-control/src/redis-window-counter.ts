@@ -98,6 +98,10 @@ export function createRedisWindowCounter(options: RedisWindowCounterOptions): Wi
       }
       return fromRedis(key, result);
     },
+    async warmUp() {
+      // Adds 0: loads the Lua script (EVALSHA misses once, then EVAL) outside any request.
+      await plain.consume('warm-up', 0).catch((error: unknown) => options.onError?.(error));
+    },
     async read(key) {
       const fallbackRead = () => {
         if (memory === undefined) throw unavailable(circuit.reason);

@@ -28,6 +28,8 @@ export interface WindowCharge extends WindowCount {
 export interface WindowCounter {
   add(key: string, points: number): Promise<WindowCharge>;
   read(key: string): Promise<WindowCount>;
+  /** Loads what the first real call would (Redis: the Lua script), so that it is not slow. */
+  warmUp?(): Promise<void>;
 }
 
 /**

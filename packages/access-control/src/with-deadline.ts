@@ -9,7 +9,9 @@ export const deadlineExceeded: unique symbol = Symbol('deadline-exceeded');
  */
 export function withDeadline<T>(promise: Promise<T>, timeoutMs: number): Promise<T | typeof deadlineExceeded> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve(deadlineExceeded), timeoutMs);
+    // setImmediate: a reply already read off the socket while the event loop was busy settles
+    // first (timers run before I/O in a loop turn), so a slow loop is not taken for a slow Redis.
+    const timer = setTimeout(() => setImmediate(() => resolve(deadlineExceeded)), timeoutMs);
     promise.then(
       (value) => {
         clearTimeout(timer);
