@@ -83,6 +83,10 @@ export { createFormatOnlyAccessControl } from './auth/access-control.js';
 export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, Principal } from './auth/access-control.js';
 export { verifySignature, signRequestBody, parseSignatureHeader, defaultSignatureToleranceSeconds } from './auth/verify-signature.js';
 
+/** The OpenAPI 3.1 document, generated from the schemas above. */
+export { createOpenApiDocument } from './openapi/create-openapi-document.js';
+export type { OpenApiDocumentOptions } from './openapi/create-openapi-document.js';
+
 /** Identifiers. */
 export { generateRandomId, createSequentialIdGenerator, randomBase62 } from './ids.js';
 export type { GenerateId, IdKind } from './ids.js';

@@ -5,6 +5,7 @@ import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
 import { createModelRegistry, planAllows, type ModelRegistry } from '../models/model-registry.js';
+import { createOpenApiDocument } from '../openapi/create-openapi-document.js';
 import { authenticateRequest } from './authenticate-request.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
 import { defaultMaxBodyBytes, headerValue, readRequestBody } from './read-request-body.js';
@@ -37,8 +38,8 @@ export interface ChatHandlerOptions {
    * ones end with a `shutting_down` error (an error frame, without `[DONE]`, for streams).
    */
   shutdownSignal?: AbortSignal;
-  /** The OpenAPI document served at `/openapi.json`, when given. */
-  openApiDocument?: () => unknown;
+  /** The document served at `/openapi.json`; the generated OpenAPI 3.1 document by default, `false` for none. */
+  openApiDocument?: (() => unknown) | false;
   generateId?: GenerateId;
   /** Milliseconds since the epoch; injected so that tests get exact bytes. */
   now?: () => number;
@@ -87,6 +88,13 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     nowSeconds: () => Math.floor(now() / 1000),
     ...(options.signatureToleranceSeconds !== undefined ? { signatureToleranceSeconds: options.signatureToleranceSeconds } : {}),
   };
+
+  let openApiBody: string | undefined;
+  function openApi(): ChatHttpResponse {
+    if (options.openApiDocument === false) throw new QuantumChatError('unknown_url', 'Unknown request URL: GET /openapi.json.');
+    openApiBody ??= JSON.stringify((options.openApiDocument ?? createOpenApiDocument)());
+    return jsonResponse(200, {}, openApiBody);
+  }
 
   async function listModels(request: ChatHttpRequest, modelId?: string): Promise<ChatHttpResponse> {
     const principal = await authenticateRequest(request, new Uint8Array(0), authSettings, false);
@@ -163,8 +171,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
           response = await listModels(request, route.modelId);
           break;
         case 'openapi':
-          if (options.openApiDocument === undefined) throw new QuantumChatError('unknown_url', 'Unknown request URL: GET /openapi.json.');
-          response = jsonResponse(200, {}, JSON.stringify(options.openApiDocument()));
+          response = openApi();
           break;
       }
     } catch (thrown) {
