@@ -1,5 +1,6 @@
 import { evaluateArithmetic, type ArithmeticResult } from './evaluate-arithmetic.js';
 import { extractKeywords, splitWords } from './extract-keywords.js';
+import { toWellFormed } from './tokenizer.js';
 
 /** What the engine notices about a message before it writes anything. @internal */
 export interface MessageAnalysis {
@@ -17,6 +18,22 @@ export interface MessageAnalysis {
 }
 
 const quoteWords = 12;
+/** Longer messages are read at both ends only, so the regexes stay cheap on a 1 MiB paste. */
+const focusLength = 4000;
+
+/**
+ * The part of a message the engine looks at for meaning: all of it up to 4,000 characters,
+ * else the first and last 2,000 (a question usually opens or closes a pasted document).
+ *
+ * @example
+ * focusText('short question?'); // 'short question?'
+ * @internal
+ */
+export function focusText(text: string): string {
+  if (text.length <= focusLength) return text;
+  const half = focusLength / 2;
+  return toWellFormed(`${text.slice(0, half)} … ${text.slice(-half)}`);
+}
 
 /**
  * Reads a user message: its words, keywords, whether it is a question or a greeting, and
@@ -28,19 +45,19 @@ const quoteWords = 12;
  */
 export function analyzeMessage(text: string): MessageAnalysis {
   const trimmed = text.trim();
+  const focus = focusText(trimmed);
   const words = splitWords(trimmed);
-  const flat = trimmed.replace(/\s+/gu, ' ');
-  const rawWords = flat === '' ? [] : flat.split(' ');
-  const quote = rawWords.length > quoteWords ? `${rawWords.slice(0, quoteWords).join(' ')}…` : flat;
-  const arithmetic = evaluateArithmetic(trimmed);
+  const rawWords = focus.slice(0, 2000).split(/\s+/u).filter((word) => word !== '');
+  const quote = rawWords.length > quoteWords ? `${rawWords.slice(0, quoteWords).join(' ')}…` : rawWords.join(' ');
+  const arithmetic = evaluateArithmetic(focus);
   return {
     text: trimmed,
     words,
     wordCount: words.length,
     characterCount: [...trimmed].length,
-    keywords: extractKeywords(trimmed),
+    keywords: extractKeywords(focus),
     quote: quote.length > 160 ? `${[...quote].slice(0, 160).join('')}…` : quote,
-    isQuestion: /\?\s*$/u.test(trimmed) || /^(who|what|when|where|why|how|which|is|are|can|could|do|does|should|will|would)\b/iu.test(trimmed),
+    isQuestion: /\?\s*$/u.test(focus) || /^(who|what|when|where|why|how|which|is|are|can|could|do|does|should|will|would)\b/iu.test(trimmed),
     isGreeting: /^(hi|hello|hey|greetings|good\s+(morning|afternoon|evening))\b/iu.test(trimmed),
     ...(arithmetic ? { arithmetic } : {}),
   };

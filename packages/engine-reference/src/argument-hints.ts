@@ -1,4 +1,4 @@
-import { analyzeMessage } from './analyze-message.js';
+import { analyzeMessage, focusText } from './analyze-message.js';
 
 /** What a user message offers for filling in tool arguments. @internal */
 export interface ArgumentHints {
@@ -57,7 +57,7 @@ function findLocation(text: string): string | undefined {
  * @internal
  */
 export function buildArgumentHints(text: string): ArgumentHints {
-  const analysis = analyzeMessage(text);
+  const analysis = analyzeMessage(focusText(text));
   const keywordPhrase = analysis.keywords.slice(0, 6).join(' ');
   const searchMatch = searchLead.exec(analysis.text) ?? aboutLead.exec(analysis.text);
   const searchPhrase = cleanPhrase(searchMatch?.[1] ?? '') || keywordPhrase || cleanPhrase(analysis.text);

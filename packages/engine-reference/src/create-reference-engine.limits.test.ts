@@ -59,6 +59,16 @@ describe('createReferenceEngine: maxTokens', () => {
   });
 });
 
+describe('createReferenceEngine: large input', () => {
+  it('should answer a 1 MiB message in about the time it takes to tokenize it', async () => {
+    const user = `${'search for weather on 2 + 2 for Paris about x '.repeat(22_000)}\nWhat is 6 * 7?`;
+    const started = performance.now();
+    const events = await run(createRequest({ user, tools: [weatherTool, searchTool], maxTokens: 200 }));
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(finishOf(events).reason).toBe('tool_calls');
+  });
+});
+
 describe('createReferenceEngine: stop sequences', () => {
   it('should cut the answer before the first stop sequence and finish with stop', async () => {
     const request = createRequest({ user: 'Tell me about owls.', temperature: 0 });

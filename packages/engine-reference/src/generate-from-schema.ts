@@ -28,8 +28,8 @@ function typeOf(schema: JsonSchema): SchemaType {
 }
 
 function pickEnum(values: unknown[], schema: JsonSchema, hints: ArgumentHints | undefined): unknown {
-  const mentioned = hints && values.find((value) => typeof value === 'string' && hints.words.has(value.toLowerCase()));
-  if (mentioned !== undefined && mentioned !== false) return mentioned;
+  const mentioned = hints ? values.find((value) => typeof value === 'string' && hints.words.has(value.toLowerCase())) : undefined;
+  if (mentioned !== undefined) return mentioned;
   if (schema.default !== undefined && values.some((value) => JSON.stringify(value) === JSON.stringify(schema.default))) return schema.default;
   return values[0];
 }

@@ -1,5 +1,5 @@
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
-import { analyzeMessage } from './analyze-message.js';
+import { analyzeMessage, focusText } from './analyze-message.js';
 import { applyStopSequences } from './apply-stop-sequences.js';
 import { buildToolArguments } from './build-tool-arguments.js';
 import { composeAnswer } from './compose-answer.js';
@@ -57,9 +57,10 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
   const seed = wordingSeed(request);
   const cold = request.temperature === 0;
   const endsWithToolResult = conversation.toolResults.length > 0;
-  const calls: PlannedToolCall[] = selectTools(request, conversation.lastUserText, endsWithToolResult).map((tool) => ({
+  const focus = focusText(conversation.lastUserText);
+  const calls: PlannedToolCall[] = selectTools(request, focus, endsWithToolResult).map((tool) => ({
     name: tool.function.name,
-    arguments: buildToolArguments(tool, conversation.lastUserText),
+    arguments: buildToolArguments(tool, focus),
   }));
 
   const budget = Number.isFinite(request.maxTokens) ? Math.max(0, Math.floor(request.maxTokens)) : Number.POSITIVE_INFINITY;
