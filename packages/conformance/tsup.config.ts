@@ -7,4 +7,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'es2022',
+  // The fixtures are found with `import.meta.url`; the shim gives the CJS build one too.
+  shims: true,
+  external: ['vitest'],
 });
