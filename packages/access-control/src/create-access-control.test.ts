@@ -1,0 +1,105 @@
+import { generateApiKey, parseApiKey, QuantumChatError, type ParsedApiKey } from '@quantum-chat/core';
+import { describe, expect, it } from 'vitest';
+import { createAccessControl } from './create-access-control.js';
+import { createLimiter } from './create-limiter.js';
+import { issueApiKey } from './issue-api-key.js';
+import { createMemoryKeyStore } from './memory-key-store.js';
+
+const parse = (key: string): ParsedApiKey => parseApiKey(key)!;
+const demand = { model: 'quantum-lite', promptTokens: 20, maxTokens: 100 };
+
+async function setup(limits = {}) {
+  const store = createMemoryKeyStore();
+  await store.createOrganisation({ name: 'acme', plan: 'free', limits });
+  const live = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
+  const test = await issueApiKey(store, { organisation: 'acme', kind: 'test' });
+  const accessControl = createAccessControl({ store, limiter: createLimiter() });
+  return { store, accessControl, live, test };
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  const error = await promise.then(() => undefined, (thrown: unknown) => thrown);
+  return QuantumChatError.isInstance(error) ? error.code : String(error);
+}
+
+describe('createAccessControl', () => {
+  it('should resolve a stored key to its organisation, plan and kind, showing only prefix and last 4', async () => {
+    const { accessControl, live } = await setup();
+    const principal = await accessControl.authenticate(parse(live.key));
+    expect(principal).toEqual({ keyId: `qc_live_…${live.key.slice(-4)}`, organisationId: 'acme', plan: 'free', kind: 'live' });
+  });
+
+  it('should refuse unknown and revoked keys with invalid_api_key', async () => {
+    const { accessControl, store, live } = await setup();
+    expect(await codeOf(accessControl.authenticate(parse(generateApiKey('live'))))).toBe('invalid_api_key');
+    await store.revokeKey(live.record.id);
+    const error = await accessControl.authenticate(parse(live.key)).catch((thrown: QuantumChatError) => thrown);
+    expect(error).toMatchObject({ code: 'invalid_api_key', status: 401 });
+    expect((error as Error).message).not.toContain(live.key);
+  });
+
+  it('should carry requireSignature to the principal', async () => {
+    const { accessControl, store } = await setup();
+    const signed = await issueApiKey(store, { organisation: 'acme', kind: 'live', requireSignature: true });
+    expect((await accessControl.authenticate(parse(signed.key))).requireSignature).toBe(true);
+  });
+
+  it('should admit with x-ratelimit headers and record usage on settle', async () => {
+    const { accessControl, store, live } = await setup({ requestsPerMinute: 5 });
+    const principal = await accessControl.authenticate(parse(live.key));
+    const admission = await accessControl.admit(principal, demand);
+    expect(admission.headers).toMatchObject({
+      'x-ratelimit-limit-requests': '5',
+      'x-ratelimit-remaining-requests': '4',
+      'x-ratelimit-limit-tokens': '100000',
+      'x-ratelimit-remaining-tokens': String(100_000 - 120),
+      'x-ratelimit-limit-tokens-day': '1000000',
+    });
+    await admission.settle({ promptTokens: 20, completionTokens: 7, status: 200, interrupted: false });
+    await admission.settle({ promptTokens: 20, completionTokens: 7, status: 200, interrupted: false });
+    expect(await store.listUsage({ organisation: 'acme' })).toMatchObject([
+      { keyId: live.record.id, model: 'quantum-lite', promptTokens: 20, completionTokens: 7, status: 200, interrupted: false },
+    ]);
+    expect((await accessControl.limiter.read('acme:live', accessControl.limitsOf(principal))).tokens?.used).toBe(27);
+  });
+
+  it('should answer 429 rate_limit_exceeded with retry-after once the requests are used up', async () => {
+    const { accessControl, live } = await setup({ requestsPerMinute: 1 });
+    const principal = await accessControl.authenticate(parse(live.key));
+    await accessControl.admit(principal, demand);
+    const error = (await accessControl.admit(principal, demand).catch((thrown: unknown) => thrown)) as QuantumChatError;
+    expect(error).toMatchObject({ code: 'rate_limit_exceeded', status: 429, type: 'rate_limit_error' });
+    expect(Number(error.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number.isInteger(Number(error.headers['retry-after']))).toBe(true);
+    expect(Number(error.headers['retry-after-ms'])).toBeGreaterThan(0);
+    expect(error.headers['x-ratelimit-remaining-requests']).toBe('0');
+  });
+
+  it('should answer 429 insufficient_quota with x-should-retry: false when the day is used up', async () => {
+    const { accessControl, live } = await setup({ tokensPerDay: 150 });
+    const principal = await accessControl.authenticate(parse(live.key));
+    await (await accessControl.admit(principal, demand)).settle({ promptTokens: 20, completionTokens: 80, status: 200, interrupted: false });
+    const error = (await accessControl.admit(principal, demand).catch((thrown: unknown) => thrown)) as QuantumChatError;
+    expect(error).toMatchObject({ code: 'insufficient_quota', status: 429, type: 'insufficient_quota' });
+    expect(error.headers['x-should-retry']).toBe('false');
+    expect(error.headers['x-ratelimit-remaining-tokens-day']).toBe('50');
+  });
+
+  it('should count test keys in their own bucket', async () => {
+    const { accessControl, live, test } = await setup({ requestsPerMinute: 1 });
+    const testPrincipal = await accessControl.authenticate(parse(test.key));
+    await accessControl.admit(testPrincipal, demand);
+    expect(await codeOf(accessControl.admit(testPrincipal, demand))).toBe('rate_limit_exceeded');
+    const livePrincipal = await accessControl.authenticate(parse(live.key));
+    expect(accessControl.bucketOf(livePrincipal)).toBe('acme:live');
+    await expect(accessControl.admit(livePrincipal, demand)).resolves.toBeDefined();
+  });
+
+  it('should see limit changes at the next authentication', async () => {
+    const { accessControl, store, live } = await setup();
+    await store.updateOrganisation('acme', { plan: 'elite', limits: { requestsPerMinute: 9 } });
+    const principal = await accessControl.authenticate(parse(live.key));
+    expect(principal.plan).toBe('elite');
+    expect(accessControl.limitsOf(principal)).toEqual({ requestsPerMinute: 9, tokensPerMinute: 2_000_000, tokensPerDay: null });
+  });
+});
