@@ -13,7 +13,10 @@ export const referenceModelConfigSchema = z.strictObject({
 export const upstreamModelConfigSchema = z.strictObject({
   engine: z.literal('upstream'),
   /** Base URL up to and including the version segment, e.g. `http://127.0.0.1:11434/v1`. */
-  baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:11434/v1' }),
+  baseUrl: z.url({
+    protocol: /^https?$/,
+    error: (issue) => (issue.input === undefined ? 'required' : 'expected an http(s) URL such as http://127.0.0.1:11434/v1'),
+  }),
   /** The model name on the upstream server, e.g. `llama3.2`. */
   model: z.string().min(1),
   /** Name of the environment variable that holds the upstream API key (never the key itself). */
@@ -46,13 +49,17 @@ export const serverConfigFileSchema = z.strictObject({
     .optional(),
   models: z
     .record(z.string(), modelConfigSchema)
-    .superRefine((models, context) => {
-      for (const id of Object.keys(models)) {
-        if (!knownModelIds.has(id)) {
-          context.addIssue({ code: 'custom', path: [id], message: `unknown model; expected one of ${[...knownModelIds].join(', ')}` });
+    .superRefine(
+      (models, context) => {
+        for (const id of Object.keys(models)) {
+          if (!knownModelIds.has(id)) {
+            context.addIssue({ code: 'custom', path: [id], message: `unknown model; expected one of ${[...knownModelIds].join(', ')}` });
+          }
         }
-      }
-    })
+      },
+      // Run even when a model's entry is invalid, so every problem is reported at once.
+      { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+    )
     .optional(),
 });
 

@@ -123,7 +123,7 @@ describe('parseConfigFile', () => {
     expect(message).toContain('colour');
     expect(message).toContain('  - reference.tokensPerSecond: ');
     expect(message).toContain('  - models["quantum-flash"].baseUrl: expected an http(s) URL');
-    expect(message).toContain('  - models["quantum-flash"].model: ');
+    expect(message).toContain('  - models["quantum-flash"].model: required');
     expect(message).toContain('  - models["quantum-pro"].engine: ');
     expect(message).toContain('  - models["gpt-9"]: unknown model; expected one of quantum-lite, quantum-flash, quantum-reasoner, quantum-pro');
   });

@@ -41,13 +41,17 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 function describeIssues(where: string, error: z.ZodError): string {
-  const lines = error.issues.map((issue) => `  - ${formatPath(issue.path)}: ${issue.message}`);
+  const lines = error.issues.map((issue) => {
+    // "required" says more than zod's "expected string, received undefined".
+    const message = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined ? 'required' : issue.message;
+    return `  - ${formatPath(issue.path)}: ${message}`;
+  });
   return `Invalid config in ${where}:\n${lines.join('\n')}`;
 }
 
 /** Validates a parsed config file; throws a `ConfigError` naming each bad field. */
 export function parseConfigFile(value: unknown, where = 'the config'): ServerConfigFile {
-  const result = serverConfigFileSchema.safeParse(value);
+  const result = serverConfigFileSchema.safeParse(value, { reportInput: true });
   if (!result.success) throw new ConfigError(describeIssues(where, result.error));
   return result.data;
 }

@@ -24,10 +24,11 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-async function chat(prefix: string, body: Record<string, unknown>, apiKey: string | undefined = testKey): Promise<Response> {
+/** `apiKey: null` sends no Authorization header. */
+async function chat(prefix: string, body: Record<string, unknown>, apiKey: string | null = testKey): Promise<Response> {
   return fetch(`${server.origin}${prefix}/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(apiKey !== undefined ? { authorization: `Bearer ${apiKey}` } : {}) },
+    headers: { 'content-type': 'application/json', ...(apiKey !== null ? { authorization: `Bearer ${apiKey}` } : {}) },
     body: JSON.stringify(body),
   });
 }
@@ -90,7 +91,7 @@ describe('quantum-chat serve (a real process over HTTP)', () => {
   });
 
   it('should answer 401 missing_api_key in the envelope without a key', async () => {
-    const response = await chat('/v1', { model: 'quantum-lite', ...question }, undefined);
+    const response = await chat('/v1', { model: 'quantum-lite', ...question }, null);
     expect(response.status).toBe(401);
     const envelope = errorEnvelopeSchema.parse(await response.json());
     expect(envelope.error).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' });
