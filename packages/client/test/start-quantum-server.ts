@@ -15,7 +15,9 @@ export interface QuantumServer {
  * handler options), listening on an ephemeral port of 127.0.0.1.
  */
 export async function startQuantumServer(options: Partial<ChatHandlerOptions> = {}): Promise<QuantumServer> {
-  const app = Fastify();
+  // forceCloseConnections: after a fetch is aborted mid-stream, undici opens a spare
+  // connection that never carries a request (nodejs/undici#5845); `close()` must not wait for it.
+  const app = Fastify({ forceCloseConnections: true });
   await app.register(fastifyQuantumChat, { prefix: '/v1', engine: createReferenceEngine(), keepAliveIntervalMs: 0, ...options });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
