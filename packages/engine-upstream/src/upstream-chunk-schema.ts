@@ -39,22 +39,20 @@ export const upstreamChunkSchema = z.looseObject({
 });
 export type UpstreamChunk = z.infer<typeof upstreamChunkSchema>;
 
-/** An error payload, in the shapes runtimes use: `{error:{message}}`, `{error:"…"}`, `{message}`, `{detail}`. */
-export const upstreamErrorSchema = z.union([
-  z.looseObject({ error: z.union([z.string(), z.looseObject({ message: z.string().nullish() })]) }),
-  z.looseObject({ object: z.literal('error'), message: z.string().nullish() }),
-  z.looseObject({ detail: z.string() }),
-]);
+/** An error payload, in the shapes runtimes use: `{error:{message}}`, `{error:"…"}`, `{object:"error", message}`, `{detail}`. */
+const nestedErrorSchema = z.looseObject({ error: z.union([z.string(), z.looseObject({ message: z.string().nullish() })]) });
+const flatErrorSchema = z.looseObject({ object: z.literal('error'), message: z.string().nullish() });
+const detailErrorSchema = z.looseObject({ detail: z.string() });
 
 /** The message of an upstream error payload, or `undefined` when `value` is not one. */
 export function upstreamErrorMessage(value: unknown): string | undefined {
-  const parsed = upstreamErrorSchema.safeParse(value);
-  if (!parsed.success) return undefined;
-  const payload = parsed.data;
-  if ('error' in payload) {
-    const error = payload.error;
+  const nested = nestedErrorSchema.safeParse(value);
+  if (nested.success) {
+    const error = nested.data.error;
     return typeof error === 'string' ? error : (error.message ?? 'unknown error');
   }
-  if ('detail' in payload) return payload.detail;
-  return payload.message ?? 'unknown error';
+  const flat = flatErrorSchema.safeParse(value);
+  if (flat.success) return flat.data.message ?? 'unknown error';
+  const detail = detailErrorSchema.safeParse(value);
+  return detail.success ? detail.data.detail : undefined;
 }

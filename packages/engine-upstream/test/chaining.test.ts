@@ -35,6 +35,17 @@ const requests: Record<string, Record<string, unknown>> = {
   'sampling fields': { model: 'quantum-lite', messages: [{ role: 'user', content: 'Name three colours.' }], temperature: 0.2, top_p: 0.9, seed: 42, stop: ['zzz'], user: 'u-1' },
 };
 
+/** What each direct answer must show, so the comparison is never between two empty answers. */
+const shapes: Record<string, { finishReason: string; reasoning: boolean; toolCalls: boolean }> = {
+  'an open question': { finishReason: 'stop', reasoning: false, toolCalls: false },
+  'a reasoner question': { finishReason: 'stop', reasoning: true, toolCalls: false },
+  'a tool the model chooses': { finishReason: 'tool_calls', reasoning: false, toolCalls: true },
+  'a required tool': { finishReason: 'tool_calls', reasoning: false, toolCalls: true },
+  'a tool result': { finishReason: 'stop', reasoning: false, toolCalls: false },
+  'a token limit': { finishReason: 'length', reasoning: true, toolCalls: false },
+  'sampling fields': { finishReason: 'stop', reasoning: false, toolCalls: false },
+};
+
 /** A completion without what legitimately differs between two servers: ids and time. */
 function comparable(body: { choices: { message: { tool_calls?: { id: string }[] } }[] } & Record<string, unknown>) {
   const { id: _id, created: _created, ...rest } = body;
@@ -89,7 +100,7 @@ describe.each([
       const direct = streamSummary(await (await postChat(`${backUrl}/v1`, streaming)).text(), 'quantum');
       const chained = streamSummary(await (await postChat(front.baseUrl, streaming)).text(), 'quantum');
       expect(direct.done).toBe(true);
-      expect(direct.content.length + direct.toolCalls.length).toBeGreaterThan(0);
+      expect({ finishReason: direct.finishReason, reasoning: direct.reasoning !== '', toolCalls: direct.toolCalls.length > 0 }).toEqual(shapes[name]);
       expect(chained).toEqual(direct);
     });
   }

@@ -5,12 +5,14 @@ import { createUpstreamEngine } from '../src/index.js';
 import { postChat, startFrontServer, type AdapterKind, type FrontServer } from './helpers/start-front-server.js';
 import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamRequestRecord, type UpstreamServer } from './helpers/start-upstream-server.js';
 
-const rounds = 40;
+const rounds = 60;
 /** The target is 50 ms; the assertion leaves room for a loaded CI machine. */
 const ceilingMs = 200;
 
+/** When the upstream saw the socket close (stamped by its listener; polled without timers). */
 async function closedAt(record: UpstreamRequestRecord): Promise<number> {
-  for (let waited = 0; record.socketClosedAt === undefined && waited < 2000; waited += 1) await pause(1);
+  const giveUp = performance.now() + 2000;
+  while (record.socketClosedAt === undefined && performance.now() < giveUp) await new Promise(setImmediate);
   return record.socketClosedAt ?? Number.POSITIVE_INFINITY;
 }
 
@@ -39,9 +41,10 @@ describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream 
     await upstream.close();
   });
 
-  it(`should close the upstream socket within ${ceilingMs} ms (target 50 ms) of the client aborting`, async () => {
+  it(`should close the upstream socket within ${ceilingMs} ms (target 50 ms) of the client aborting`, { timeout: 30_000 }, async () => {
     const latencies: number[] = [];
-    for (let round = 0; round < rounds; round++) {
+    // Round 0 warms up (undici compiles its WASM parser on first use) and is not counted.
+    for (let round = 0; round <= rounds; round++) {
       const controller = new AbortController();
       const response = await postChat(front.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Go' }], stream: true }, { signal: controller.signal });
       const reader = response.body!.getReader();
@@ -51,7 +54,8 @@ describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream 
       expect(record.socketClosedAt).toBeUndefined();
       const abortedAt = performance.now();
       controller.abort();
-      latencies.push((await closedAt(record)) - abortedAt);
+      const latency = (await closedAt(record)) - abortedAt;
+      if (round > 0) latencies.push(latency);
     }
     const sorted = [...latencies].sort((a, b) => a - b);
     const figures = { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1)! };

@@ -87,7 +87,7 @@ const beforeStreaming: { name: string; scenario: UpstreamScenario | 'refused'; s
 const midStream: { name: string; scenario: UpstreamScenario; status: number; code: string; message: RegExp }[] = [
   {
     name: 'an error payload mid-stream',
-    scenario: partial((response) => response.end(`data: ${JSON.stringify({ error: { message: 'CUDA out of memory', type: 'server_error' } })}\n\n`)),
+    scenario: partial((response) => void response.end(`data: ${JSON.stringify({ error: { message: 'CUDA out of memory', type: 'server_error' } })}\n\n`)),
     status: 502,
     code: 'upstream_error',
     message: /during the answer: CUDA out of memory/,
@@ -121,7 +121,7 @@ describe.each<AdapterKind>(['fastify', 'express'])('the fault matrix through %s'
         const model = fault.scenario === 'refused' ? 'quantum-lite' : 'quantum-flash';
         const response = await postChat(front.baseUrl, { ...hello, model, stream });
         expect(response.status).toBe(fault.status);
-        expect(response.headers.get('content-type')).toBe('application/json');
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
         for (const [name, value] of Object.entries(fault.headers ?? {})) expect(response.headers.get(name)).toBe(value);
         const { error } = (await response.json()) as { error: Record<string, unknown> };
         expect(error).toMatchObject({ type: fault.status < 500 ? 'invalid_request_error' : 'server_error', code: fault.code, param: null });

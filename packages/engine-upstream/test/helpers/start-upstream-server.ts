@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 /** What the fake upstream saw of one request. */
@@ -26,15 +26,23 @@ export interface UpstreamServer {
 /** A real node:http server on 127.0.0.1:0 that plays a scenario, recording every request. */
 export async function startUpstreamServer(scenario: UpstreamScenario): Promise<UpstreamServer> {
   const requests: UpstreamRequestRecord[] = [];
+  /** The records of each kept-alive socket, stamped when it closes (one listener per socket). */
+  const recordsBySocket = new WeakMap<Socket, UpstreamRequestRecord[]>();
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const record: UpstreamRequestRecord = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: text === '' ? {} : JSON.parse(text) };
     requests.push(record);
-    request.socket.once('close', () => {
-      record.socketClosedAt = performance.now();
-    });
+    const socketRecords = recordsBySocket.get(request.socket);
+    if (socketRecords) socketRecords.push(record);
+    else {
+      recordsBySocket.set(request.socket, [record]);
+      request.socket.once('close', () => {
+        const closedAt = performance.now();
+        for (const each of recordsBySocket.get(request.socket) ?? []) each.socketClosedAt ??= closedAt;
+      });
+    }
     try {
       await scenario(request, response, record);
     } catch {
@@ -79,7 +87,9 @@ export async function sendTranscript(response: ServerResponse, text: string, opt
   for (const piece of pieces) {
     if (response.destroyed) return;
     response.write(piece);
-    await pause(options.pauseMs ?? 1);
+    // Cut pieces only need separate writes; frames get a timer pause so each is its own read.
+    if (options.cutAt) await new Promise(setImmediate);
+    else await pause(options.pauseMs ?? 1);
   }
   if (options.end !== false) response.end();
 }
