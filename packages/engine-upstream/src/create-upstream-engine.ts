@@ -48,6 +48,11 @@ function handleEvent(event: SseEvent, mapper: UpstreamChunkMapper): ChatEngineEv
   if (event.event === 'error' || message !== undefined) throw streamedFailure(payload, message ?? event.data);
   const chunk = upstreamChunkSchema.safeParse(payload);
   if (!chunk.success) throw new QuantumChatError('upstream_error', 'The model server sent a chunk that is not a chat completion chunk.');
+  // A spec-only thought trace (spec 2.10) is just `{"delta": "…"}`; ours also carries `choices`.
+  const traceDelta = (chunk.data as { delta?: unknown }).delta;
+  if (event.event === 'thought_trace' && chunk.data.choices == null && typeof traceDelta === 'string') {
+    return mapper.push({ choices: [{ delta: { reasoning_content: traceDelta } }] });
+  }
   return mapper.push(chunk.data);
 }
 

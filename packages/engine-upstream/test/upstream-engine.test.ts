@@ -107,6 +107,19 @@ describe('createUpstreamEngine', () => {
     ]);
   });
 
+  it('should read a spec-only thought trace, whose data is just {"delta": …}', async () => {
+    const { events } = await run(
+      (_request, response) =>
+        void response.writeHead(200, sseHeaders).end(`event: thought_trace\ndata: {"delta":"Hmm."}\n\nevent: message\n${contentChunk('Hi', 'stop')}data: [DONE]\n\n`),
+      {},
+      { ...request, reasoning: true },
+    );
+    expect(events.slice(0, 2)).toEqual([
+      { type: 'reasoning', text: 'Hmm.' },
+      { type: 'content', text: 'Hi' },
+    ]);
+  });
+
   it('should refuse a body that is not an event stream', async () => {
     await expect(run((_request, response) => void response.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'))).rejects.toMatchObject({
       code: 'upstream_error',
