@@ -32,7 +32,8 @@ export const startHost: Record<HostName, (options: ChatHandlerOptions) => Promis
     };
   },
   async fastify(options) {
-    const app = Fastify();
+    // undici may open a spare connection that never carries a request; only a forced close ends it.
+    const app = Fastify({ forceCloseConnections: true });
     await app.register(fastifyQuantumChat, { prefix: '/v1', ...options });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
