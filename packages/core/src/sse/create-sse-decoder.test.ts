@@ -347,6 +347,20 @@ describe('createSseDecoder', () => {
       expect(entries).toEqual([{ retry: 25 }, { comment: 'bye' }]);
     });
 
+    it('should drop the rest of the chunk being fed when a callback resets the decoder', () => {
+      const seen: string[] = [];
+      const decoder = createSseDecoder({
+        onEvent: (event) => {
+          seen.push(event.data);
+          if (event.data === 'stop') decoder.reset();
+        },
+      });
+      decoder.feed('data: a\n\ndata: stop\n\ndata: dropped\n\ndata: cut');
+      decoder.feed('data: fresh\n\n');
+      decoder.feed('data: a\r\rdata: stop\r\rdata: dropped\r\r');
+      expect(seen).toEqual(['a', 'stop', 'fresh', 'a', 'stop']);
+    });
+
     it('should forget a CR at the end of the previous stream', () => {
       expect(events('data: a\r\r')).toHaveLength(1);
       const seen: string[] = [];

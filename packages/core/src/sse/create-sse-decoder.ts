@@ -32,7 +32,8 @@ export interface SseDecoder {
    * Clears all state (partial line, partial event, last event id, pending bytes), ready for a new
    * stream. With `consume: true` the buffered incomplete line is first handled as if a line end
    * followed it: a `retry:` or comment in it takes effect, but the event it belongs to is still
-   * dropped, since no blank line dispatched it.
+   * dropped, since no blank line dispatched it. Called from a callback, it also drops the rest of
+   * the chunk being fed.
    */
   reset(options?: { consume?: boolean }): void;
   /**
@@ -76,6 +77,8 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
   let dataLines = 0;
   let eventType: string | undefined;
   let lastEventId: string | undefined;
+  /** Bumped by reset() and end(), so that a callback calling them stops the feed in progress. */
+  let generation = 0;
 
   function feed(chunk: string | Uint8Array): void {
     if (typeof chunk === 'string') {
@@ -99,6 +102,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
     const length = text.length;
     if (length === 0) return;
     let position = 0;
+    const startGeneration = generation;
     if (atStreamStart) {
       atStreamStart = false;
       if (text.charCodeAt(0) === BOM) position = 1;
@@ -119,7 +123,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
         processPendingLine(text, position, lineEnd);
         position = lineEnd + 1;
       }
-      while (position < length) {
+      while (position < length && generation === startGeneration) {
         const first = text.charCodeAt(position);
         if (first === LF) {
           dispatchEvent();
@@ -151,7 +155,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
       // Mixed line ends: track the next CR and next LF separately so neither is searched twice.
       let nextLf = text.indexOf('\n', position);
       let first = pendingHead !== '';
-      while (nextCr !== -1 || nextLf !== -1) {
+      while ((nextCr !== -1 || nextLf !== -1) && generation === startGeneration) {
         let lineEnd: number;
         let nextPosition: number;
         if (nextCr === -1 || (nextLf !== -1 && nextLf < nextCr)) {
@@ -179,7 +183,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
         position = nextPosition;
       }
     }
-    if (position < length) keepPending(text, position);
+    if (position < length && generation === startGeneration) keepPending(text, position);
   }
 
   /** Buffers `text` from `position` on as (part of) the unfinished last line. */
@@ -282,6 +286,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
   }
 
   function clear(): void {
+    generation++;
     pendingHead = '';
     pendingMore = undefined;
     atStreamStart = true;
