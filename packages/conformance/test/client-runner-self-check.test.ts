@@ -1,4 +1,4 @@
-import { loadClientFixtures, runClientConformance, type CollectedCompletion } from '../src/index.js';
+import { loadClientFixtures, runClientConformance, type CollectedCompletion, type CollectedUsage } from '../src/index.js';
 
 // The client runner must turn red on a client that assumes each network read holds whole
 // frames and whole characters. Its failing cuttings are registered as known failures.
@@ -11,7 +11,7 @@ async function naiveCollect({ baseUrl, apiKey, request }: { baseUrl: string; api
   });
   let content = '';
   let finishReason: string | null = null;
-  let usage: CollectedCompletion extends infer T ? (T extends { usage?: infer U } ? U : never) : never;
+  let usage: CollectedUsage | undefined;
   for await (const chunk of response.body!) {
     // Wrong on purpose: a fresh decoder per read, and frames assumed whole.
     for (const line of new TextDecoder().decode(chunk).split('\n')) {

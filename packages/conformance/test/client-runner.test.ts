@@ -57,7 +57,7 @@ async function collect({ baseUrl, apiKey, request }: { baseUrl: string; apiKey: 
       const thought = delta.reasoning_content ?? delta.reasoning;
       if (typeof thought === 'string') reasoning += thought;
       if (typeof delta.content === 'string') content += delta.content;
-      if (Array.isArray(delta.tool_calls)) toolCalls.push(delta.tool_calls);
+      if (Array.isArray(delta.tool_calls)) toolCalls.addAll(delta.tool_calls);
       if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
     },
   });
@@ -67,7 +67,7 @@ async function collect({ baseUrl, apiKey, request }: { baseUrl: string; apiKey: 
   return {
     reasoning,
     content,
-    toolCalls: toolCalls.toolCalls().map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+    toolCalls: toolCalls.calls().map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
     finishReason,
     ...(usage !== undefined ? { usage } : {}),
   };
