@@ -2,6 +2,7 @@ import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest 
 import { countPromptTokens } from './count-prompt-tokens.js';
 import { createPacedIterable, type PacingOptions } from './create-paced-iterable.js';
 import { planResponse } from './plan-response.js';
+import { countTextTokens } from './tokenizer.js';
 
 /** Options of `createReferenceEngine`. Pacing only changes timing, never the events. */
 export interface ReferenceEngineOptions {
@@ -38,6 +39,9 @@ export function createReferenceEngine(options: ReferenceEngineOptions = {}): Cha
     },
     countPromptTokens(request: ChatEngineRequest): number {
       return countPromptTokens(request);
+    },
+    countTokens(text: string): number {
+      return countTextTokens(text);
     },
   };
 }

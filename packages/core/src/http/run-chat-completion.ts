@@ -28,21 +28,25 @@ export interface RunSettings {
 const keepAliveFrame = ': keep-alive\n\n';
 const keepAliveTick = Symbol('keep-alive');
 
-/** Tracks what an engine produced, so an interrupted request settles to real usage. */
+/**
+ * Tracks what an engine produced, so an interrupted request settles to real usage. Reasoning,
+ * answer and tool calls are counted apart, as engines count them.
+ */
 function createProgress(engine: ChatEngine, request: ChatEngineRequest) {
-  let generatedText = '';
+  const produced = { reasoning: '', content: '', tools: '' };
   let usage: EngineUsage | undefined;
-  const countTokens = (text: string) => engine.countTokens?.(text) ?? Math.ceil(text.length / 4);
+  const countTokens = (text: string) => (text === '' ? 0 : engine.countTokens?.(text) ?? Math.ceil(text.length / 4));
   return {
     observe(event: ChatEngineEvent): void {
       if (event.type === 'finish') usage = event.usage;
-      else if (event.type === 'tool-call') generatedText += (event.name ?? '') + event.argumentsDelta;
-      else generatedText += event.text;
+      else if (event.type === 'tool-call') produced.tools += (event.name ?? '') + event.argumentsDelta;
+      else produced[event.type] += event.text;
     },
     outcome(status: number, interrupted: boolean): AdmissionOutcome {
       if (usage !== undefined) return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, status, interrupted };
       const promptTokens = engine.countPromptTokens?.(request) ?? 0;
-      return { promptTokens, completionTokens: generatedText === '' ? 0 : countTokens(generatedText), status, interrupted };
+      const completionTokens = countTokens(produced.reasoning) + countTokens(produced.content) + countTokens(produced.tools);
+      return { promptTokens, completionTokens, status, interrupted };
     },
   };
 }
