@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** The non-streaming answer in the shape a collected stream has, minus what differs per request. */
-function comparable(completion: ChatCompletion): Omit<CollectedCompletion, 'id'> & { toolCalls: unknown[] } {
+function comparable(completion: ChatCompletion): Omit<CollectedCompletion, 'id' | 'toolCalls'> & { toolCalls: unknown[] } {
   const choice = completion.choices[0]!;
   return {
     model: completion.model,

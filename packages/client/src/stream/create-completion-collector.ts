@@ -1,4 +1,4 @@
-import type { ToolCall, Usage } from '@quantum-chat/core';
+import { createToolCallAccumulator, type Usage } from '@quantum-chat/core';
 import type { ChatStreamEvent } from './chat-stream-event.js';
 import type { CollectedCompletion } from './collected-completion.js';
 
@@ -10,14 +10,15 @@ export interface CompletionCollector {
 
 /**
  * Concatenates reasoning and content (never overwrites them), keeps the last finish reason
- * and usage, and rebuilds tool calls by index.
+ * and usage, and rebuilds tool calls with the core's accumulator (by id, then index). Calls
+ * the server sent without an id get a generated `call_…` id, so the message can be sent back.
  *
  * @internal
  */
 export function createCompletionCollector(): CompletionCollector {
   const reasoning: string[] = [];
   const content: string[] = [];
-  const calls = new Map<number, { id: string | undefined; name: string; arguments: string }>();
+  const toolCalls = createToolCallAccumulator();
   let finishReason: string | null = null;
   let usage: Usage | null = null;
 
@@ -29,14 +30,14 @@ export function createCompletionCollector(): CompletionCollector {
       case 'content':
         content.push(event.text);
         break;
-      case 'tool-call-delta': {
-        const call = calls.get(event.index) ?? { id: undefined, name: '', arguments: '' };
-        call.id ??= event.id;
-        if (event.name !== undefined && call.name === '') call.name = event.name;
-        call.arguments += event.argumentsDelta;
-        calls.set(event.index, call);
+      case 'tool-call-delta':
+        // An empty piece is what a fragment without `arguments` became: a call that never had any gets "{}".
+        toolCalls.add({
+          index: event.index,
+          id: event.id,
+          function: { name: event.name, arguments: event.argumentsDelta === '' ? undefined : event.argumentsDelta },
+        });
         break;
-      }
       case 'usage':
         usage = event.usage;
         break;
@@ -47,10 +48,7 @@ export function createCompletionCollector(): CompletionCollector {
   }
 
   function result(meta: { id: string | undefined; model: string | undefined }): CollectedCompletion {
-    const toolCalls: ToolCall[] = [...calls.entries()]
-      .sort(([left], [right]) => left - right)
-      .map(([index, call]) => ({ id: call.id ?? `call_${index}`, type: 'function', function: { name: call.name, arguments: call.arguments } }));
-    return { ...meta, reasoning: reasoning.join(''), content: content.join(''), toolCalls, finishReason, usage };
+    return { ...meta, reasoning: reasoning.join(''), content: content.join(''), toolCalls: toolCalls.calls(), finishReason, usage };
   }
 
   return { add, result };
