@@ -38,6 +38,16 @@ export const serverConfigFileSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   ownedBy: z.string().min(1).optional(),
   dataDir: z.string().min(1).optional(),
+  /** Shares rate limits between instances; the `REDIS_URL` environment variable wins. */
+  redisUrl: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
+  limits: z
+    .strictObject({
+      /** When Redis fails: false (default) limits per instance, true answers 503. */
+      failClosed: z.boolean().optional(),
+      /** The most a request waits on Redis, 1 to 100 ms (default 50). */
+      redisTimeoutMs: z.int().min(1).max(100).optional(),
+    })
+    .optional(),
   keepAliveIntervalMs: milliseconds.optional(),
   shutdownGraceMs: milliseconds.optional(),
   signingSecrets: z.array(z.string().min(16, 'a signing secret needs at least 16 characters')).optional(),
@@ -74,6 +84,8 @@ export interface ServerConfig {
   logLevel: NonNullable<ServerConfigFile['logLevel']>;
   ownedBy?: string;
   dataDir: string;
+  redisUrl?: string;
+  limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
   shutdownGraceMs: number;
   signingSecrets: string[];
@@ -88,6 +100,7 @@ export const defaultServerConfig: ServerConfig = {
   port: 8080,
   logLevel: 'info',
   dataDir: '.data',
+  limits: { failClosed: false },
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   reference: {},

@@ -58,7 +58,7 @@ export function parseConfigFile(value: unknown, where = 'the config'): ServerCon
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`) and the defaults to a validated file. */
+/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`) and the defaults to a validated file. */
 export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<string, string | undefined>> = {}): ServerConfig {
   const defaults = defaultServerConfig;
   const config: ServerConfig = {
@@ -67,6 +67,8 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     logLevel: file.logLevel ?? defaults.logLevel,
     ownedBy: file.ownedBy,
     dataDir: file.dataDir ?? defaults.dataDir,
+    redisUrl: env.REDIS_URL || file.redisUrl,
+    limits: { ...defaults.limits, ...file.limits },
     keepAliveIntervalMs: file.keepAliveIntervalMs,
     shutdownGraceMs: file.shutdownGraceMs ?? defaults.shutdownGraceMs,
     signingSecrets: [...(file.signingSecrets ?? defaults.signingSecrets)],

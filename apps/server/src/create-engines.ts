@@ -1,6 +1,6 @@
 import { builtinModels, createModelRegistry, type ChatEngine, type ModelRegistry } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
-import { createUpstreamEngine } from '@quantum-chat/engine-upstream';
+import type { createUpstreamEngine as CreateUpstreamEngine } from '@quantum-chat/engine-upstream';
 import { ConfigError } from './config.js';
 import type { ServerConfig, UpstreamModelConfig } from './config-schema.js';
 
@@ -13,7 +13,12 @@ export interface ConfiguredEngines {
   summary: Record<string, string>;
 }
 
-function createUpstreamFromConfig(modelId: string, model: UpstreamModelConfig, env: Readonly<Record<string, string | undefined>>): ChatEngine {
+function createUpstreamFromConfig(
+  createUpstreamEngine: typeof CreateUpstreamEngine,
+  modelId: string,
+  model: UpstreamModelConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): ChatEngine {
   let apiKey: string | undefined;
   if (model.apiKeyEnv !== undefined) {
     apiKey = env[model.apiKeyEnv];
@@ -38,16 +43,19 @@ function createUpstreamFromConfig(modelId: string, model: UpstreamModelConfig, e
  * upstream, and for test keys.
  *
  * @example
- * const { registry, testEngine } = createEngines(config, process.env);
+ * const { registry, testEngine } = await createEngines(config, process.env);
  */
-export function createEngines(config: ServerConfig, env: Readonly<Record<string, string | undefined>> = {}): ConfiguredEngines {
+export async function createEngines(config: ServerConfig, env: Readonly<Record<string, string | undefined>> = {}): Promise<ConfiguredEngines> {
   const reference = createReferenceEngine(config.reference);
+  const usesUpstream = Object.values(config.models).some((model) => model.engine === 'upstream');
+  // Loaded only when a model needs it: it brings undici, which a reference-only server does not use.
+  const createUpstreamEngine = usesUpstream ? (await import('@quantum-chat/engine-upstream')).createUpstreamEngine : undefined;
   const engines: Record<string, ChatEngine> = {};
   const summary: Record<string, string> = {};
   for (const { id } of builtinModels) {
     const chosen = config.models[id];
-    if (chosen?.engine === 'upstream') {
-      engines[id] = createUpstreamFromConfig(id, chosen, env);
+    if (chosen?.engine === 'upstream' && createUpstreamEngine !== undefined) {
+      engines[id] = createUpstreamFromConfig(createUpstreamEngine, id, chosen, env);
       summary[id] = `upstream ${chosen.model} at ${chosen.baseUrl}`;
     } else {
       summary[id] = 'reference';

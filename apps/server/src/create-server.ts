@@ -7,6 +7,7 @@ import { createEngines } from './create-engines.js';
 import { shutdownGracefully } from './graceful-shutdown.js';
 import { registerHealthRoute } from './health-route.js';
 import { requestIdOf } from './request-id.js';
+import { openServerAccessControl } from './server-access-control.js';
 import { registerServerHooks } from './server-hooks.js';
 import { createShutdownState } from './shutdown-state.js';
 
@@ -14,10 +15,14 @@ export interface QuantumServerOptions {
   /** A pino logger to use instead of one built from `config.logLevel`. */
   logger?: FastifyBaseLogger;
   /**
-   * Keys, plans and limits. The seam for `@quantum-chat/access-control`; until it is wired
-   * in, the core's format-only check accepts any well-formed `qc_live_` / `qc_test_` key.
+   * Keys, plans and limits. By default `@quantum-chat/access-control` with the SQLite store in
+   * `config.dataDir` and limits shared through `config.redisUrl` when set.
    */
   accessControl?: AccessControl;
+  /** Called once with the test key made on first start (an empty store): show it once. */
+  onFirstStartKey?: (key: string) => void;
+  /** Where a relative `dataDir` is resolved; `process.cwd()` by default. */
+  cwd?: string;
   /** Where upstream API keys (`apiKeyEnv`) are read; `process.env` by default. */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -52,12 +57,17 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     return503OnClosing: false,
   });
   const shutdown = createShutdownState();
-  const { registry, testEngine, summary } = createEngines(config, options.env ?? process.env);
+  const { registry, testEngine, summary } = await createEngines(config, options.env ?? process.env);
+  const access =
+    options.accessControl === undefined
+      ? await openServerAccessControl(config, { cwd: options.cwd ?? process.cwd(), log: app.log, ...(options.onFirstStartKey ? { onFirstStartKey: options.onFirstStartKey } : {}) })
+      : undefined;
+  if (access !== undefined) app.addHook('onClose', () => access.close());
 
   const shared: ChatHandlerOptions = {
     registry,
     testEngine,
-    ...(options.accessControl !== undefined ? { accessControl: options.accessControl } : {}),
+    accessControl: options.accessControl ?? access!.accessControl,
     ...(config.signingSecrets.length > 0 ? { signingSecrets: config.signingSecrets } : {}),
     ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
     shutdownSignal: shutdown.signal,

@@ -50,7 +50,7 @@ describe('quantum-chat serve on SIGTERM', () => {
     expect(await server.exited).toBe(0);
     // It exits once the stream is done, without waiting out the whole grace period.
     expect(Date.now() - signalledAt).toBeLessThan(4_000);
-  }, 20_000);
+  }, 45_000);
 
   it('should end streams still open after the grace period with a shutting_down error frame and no [DONE], and exit 0', async () => {
     const server = await startServerProcess({ ...pacing, shutdownGraceMs: 300 });
@@ -92,5 +92,5 @@ describe('quantum-chat serve on SIGTERM', () => {
     expect(errorEnvelopeSchema.parse(await response.json()).error.code).toBe('shutting_down');
 
     expect(await server.exited).toBe(0);
-  }, 20_000);
+  }, 45_000);
 });

@@ -18,7 +18,7 @@ let server: ServerProcess;
 
 beforeAll(async () => {
   server = await startServerProcess();
-}, 20_000);
+}, 45_000);
 
 afterAll(async () => {
   await server?.dispose();

@@ -95,7 +95,8 @@ export async function startServerProcess(config: Record<string, unknown> = {}, e
   };
 
   try {
-    await waitForStdout(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    // Start-up loads a tokenizer and takes seconds on a busy machine.
+    await waitForStdout(/listening on (http:\/\/127\.0\.0\.1:\d+)/, 30_000);
   } catch (error) {
     await dispose();
     throw error;

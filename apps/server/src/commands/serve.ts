@@ -15,8 +15,13 @@ Options:
   --port <port>    Port to listen on (overrides PORT and the config; default 8080; 0 picks a free one)
   -h, --help       Show this help
 
-Environment: HOST, PORT, LOG_LEVEL, QUANTUM_CHAT_CONFIG.
+Environment: HOST, PORT, LOG_LEVEL, QUANTUM_CHAT_CONFIG, REDIS_URL (shares rate limits between instances).
 `;
+
+/** Shown once, when the server seeded an empty store; the key is on a line of its own. */
+function firstStartMessage(key: string): string {
+  return `Created organisation 'default' (elite plan) with a test API key. It is shown only this once; store it now:\n  API key: ${key}\n`;
+}
 
 /** The base URL of a listening address; IPv6 hosts are bracketed. */
 function baseUrlOf(address: AddressInfo): string {
@@ -58,7 +63,7 @@ export const serveCommand: Command = {
     });
     const env = { ...context.env, ...(values.host !== undefined ? { HOST: values.host } : {}), ...(values.port !== undefined ? { PORT: values.port } : {}) };
     const { config, source } = loadConfig({ configPath: values.config, env, cwd: context.cwd });
-    const app = await createQuantumServer(config, { env: context.env });
+    const app = await createQuantumServer(config, { env: context.env, cwd: context.cwd, onFirstStartKey: (key) => context.stdout.write(firstStartMessage(key)) });
     app.log.info({ config: source ?? 'embedded defaults' }, 'config loaded');
     await app.listen({ host: config.host, port: config.port });
     const baseUrl = baseUrlOf(app.server.address() as AddressInfo);
