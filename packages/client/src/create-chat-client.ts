@@ -39,6 +39,8 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const globalFetch = globalThis.fetch as ClientConfig['fetch'] | undefined;
   const fetchFunction = options.fetch ?? (globalFetch === undefined ? undefined : (input: string, init: RequestInit) => globalFetch(input, init));
   if (fetchFunction === undefined) throw new TypeError('No fetch: pass `fetch` to createChatClient on runtimes without a global one.');
+  // Fail here, not as a retried connection error on the first call.
+  new URL(options.baseUrl);
   const config: ClientConfig = {
     baseUrl: options.baseUrl.replace(/\/+$/u, ''),
     apiKey: options.apiKey,
