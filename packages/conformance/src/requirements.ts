@@ -33,6 +33,8 @@ export const requirements = {
   'order.validation-before-model': server('decisions §1', 'Validation (400) answers before the model lookup (404).'),
   'order.validation-before-plan': server('decisions §1', 'Validation (400) answers before the plan check (403).'),
   'order.model-before-plan': server('decisions §1', 'The model lookup (404) answers before the plan check (403).'),
+  'order.plan-before-limits': server('decisions §1', 'The plan check (403) answers before the limits (429).'),
+  'order.validation-before-limits': server('decisions §1', 'Validation (400) answers before the limits (429).'),
   // Requests
   'request.stream-default-false': server('decisions §1', 'A missing `stream` means a JSON answer.'),
   'request.null-as-absent': server('decisions §1', '`null` counts as absent for every optional field.'),
@@ -81,6 +83,10 @@ export const requirements = {
   'signature.tolerance': server('decisions §7', 'The timestamp may differ from the clock by at most 300 s, in both directions.'),
   'signature.mismatch': server('decisions §7', 'A wrong or expired signature is 401 invalid_signature and the engine is not called.'),
   'signature.required-by-key': server('decisions §7', 'A key marked as requiring signatures is refused without a good one.'),
+  // Limits (the access control decides; the handler and every host must pass its answer through)
+  'limits.rate-limited': server('decisions §5', '429 rate_limit_error / rate_limit_exceeded with retry-after (integer seconds ≥ 1) and retry-after-ms.'),
+  'limits.insufficient-quota': server('decisions §5, §6', '429 insufficient_quota with x-should-retry: false.'),
+  'limits.ratelimit-headers': server('decisions §5', 'Admitted requests carry x-ratelimit-{limit,remaining,reset}-{requests,tokens}, streamed or not.'),
   // Non-streaming responses
   'completion.shape': server('decisions §3, spec §2.5', 'chat.completion: id chatcmpl-…, object, created, model, choices[{index, message, finish_reason, logprobs: null}], usage.'),
   'completion.usage': server('decisions §3', 'usage has prompt_tokens, completion_tokens (reasoning included), total_tokens and completion_tokens_details.reasoning_tokens.'),
