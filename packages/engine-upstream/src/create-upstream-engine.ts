@@ -123,10 +123,10 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       let done = false;
       const events = readUpstreamEvents(response.body, {
         // Before the first token only the first-token timer runs; after it, the idle timer.
-        beforeWait: () => {
+        waitStarted: () => {
           if (mapper.started) deadline.arm(idleTimeoutMs, idleTimeout);
         },
-        afterWait: () => {
+        eventsArrived: () => {
           if (mapper.started) deadline.clear();
         },
       });

@@ -1,31 +1,35 @@
 import { createSseDecoder, type SseEvent } from '@quantum-chat/core';
 
-/** Called around each wait for upstream bytes, so timers run only while we wait on the upstream. */
+/** Marks the phases of reading, so timers run only while we wait on the upstream. */
 export interface WaitHooks {
-  beforeWait(): void;
-  afterWait(): void;
+  /** Called when we start waiting for the next event (not again for reads that bring none). */
+  waitStarted(): void;
+  /** Called when a wait ended with at least one event, before it is yielded. */
+  eventsArrived(): void;
 }
 
 /**
- * Yields the server-sent events of an upstream body as they are decoded. Timers are armed only
- * while no decoded event is pending, so a slow reader of ours never looks like a stalled
- * upstream. An incomplete trailing event at EOF is dropped (WHATWG), which the caller sees as a
- * stream that ended without finishing.
+ * Yields the server-sent events of an upstream body as they are decoded. A wait lasts until an
+ * event is decoded: reads that bring only comments (`: keep-alive`) or part of an event do not
+ * end it, and the time our consumer takes between events is not part of it. An incomplete
+ * trailing event at EOF is dropped (WHATWG), which the caller sees as a stream that ended
+ * without finishing.
  */
 export async function* readUpstreamEvents(body: ReadableStream<Uint8Array>, hooks: WaitHooks): AsyncGenerator<SseEvent> {
   const pending: SseEvent[] = [];
   const decoder = createSseDecoder({ onEvent: (event) => pending.push(event) });
   const reader = body.getReader();
+  let waiting = false;
   try {
     for (;;) {
-      let next = pending.shift();
-      while (next !== undefined) {
-        yield next;
-        next = pending.shift();
+      if (pending.length > 0) {
+        if (waiting) hooks.eventsArrived();
+        waiting = false;
+        for (let next = pending.shift(); next !== undefined; next = pending.shift()) yield next;
       }
-      hooks.beforeWait();
+      if (!waiting) hooks.waitStarted();
+      waiting = true;
       const result = await reader.read();
-      hooks.afterWait();
       if (result.done) {
         decoder.end();
         return;

@@ -6,7 +6,9 @@ import { postChat, startFrontServer, type AdapterKind, type FrontServer } from '
 import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamRequestRecord, type UpstreamServer } from './helpers/start-upstream-server.js';
 
 const rounds = 60;
-/** The target is 50 ms; the assertion leaves room for a loaded CI machine. */
+/** The target: the typical (median) close comes within 50 ms of the client leaving. */
+const targetMs = 50;
+/** Nearly every close (p95) within this, leaving room for GC pauses on a loaded CI machine. */
 const ceilingMs = 200;
 
 /** When the upstream saw the socket close (stamped by its listener; polled without timers). */
@@ -41,7 +43,7 @@ describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream 
     await upstream.close();
   });
 
-  it(`should close the upstream socket within ${ceilingMs} ms (target 50 ms) of the client aborting`, { timeout: 30_000 }, async () => {
+  it(`should close the upstream socket within ${targetMs} ms (p50; p95 under ${ceilingMs} ms) of the client aborting`, { timeout: 30_000 }, async () => {
     const latencies: number[] = [];
     // Round 0 warms up (undici compiles its WASM parser on first use) and is not counted.
     for (let round = 0; round <= rounds; round++) {
@@ -58,8 +60,10 @@ describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream 
       if (round > 0) latencies.push(latency);
     }
     const sorted = [...latencies].sort((a, b) => a - b);
-    const figures = { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1)! };
-    console.log(`[disconnect ${kind}] upstream socket closed after client abort over ${rounds} rounds: p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, max ${figures.max.toFixed(2)} ms`);
-    expect(figures.max).toBeLessThan(ceilingMs);
+    const figures = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), p99: percentile(sorted, 0.99), max: sorted.at(-1)! };
+    const shown = Object.entries(figures).map(([name, value]) => `${name} ${value.toFixed(2)} ms`);
+    console.log(`[disconnect ${kind}] upstream socket closed after client abort, ${rounds} rounds: ${shown.join(', ')}`);
+    expect(figures.p50).toBeLessThan(targetMs);
+    expect(figures.p95).toBeLessThan(ceilingMs);
   });
 });

@@ -94,6 +94,18 @@ const midStream: { name: string; scenario: UpstreamScenario; status: number; cod
   },
   { name: 'a connection reset mid-stream', scenario: partial((response) => void response.socket?.destroy()), status: 502, code: 'upstream_error', message: /broke during the answer/ },
   { name: 'a stall mid-stream', scenario: partial(() => undefined), status: 504, code: 'upstream_timeout', message: /stalled: nothing for 300 ms/ },
+  {
+    name: 'a stall kept alive only by comments',
+    scenario: partial(async (response) => {
+      while (!response.destroyed) {
+        response.write(': keep-alive\n\n');
+        await pause(50);
+      }
+    }),
+    status: 504,
+    code: 'upstream_timeout',
+    message: /stalled: nothing for 300 ms/,
+  },
   { name: 'an EOF without a finish', scenario: partial((response) => void response.end()), status: 502, code: 'upstream_error', message: /ended the stream without finishing/ },
 ];
 

@@ -1,7 +1,7 @@
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamEngine, type UpstreamEngineOptions } from '../src/index.js';
-import { contentChunk, sseHeaders, startUpstreamServer, type UpstreamScenario, type UpstreamServer } from './helpers/start-upstream-server.js';
+import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamScenario, type UpstreamServer } from './helpers/start-upstream-server.js';
 
 const request: ChatEngineRequest = {
   model: 'quantum-flash',
@@ -118,6 +118,20 @@ describe('createUpstreamEngine', () => {
       { type: 'reasoning', text: 'Hmm.' },
       { type: 'content', text: 'Hi' },
     ]);
+  });
+
+  it('should let a slow but steady answer run longer than both timeouts', async () => {
+    const steady: UpstreamScenario = async (_request, response) => {
+      response.writeHead(200, sseHeaders);
+      for (let token = 0; token < 8; token++) {
+        await pause(80);
+        response.write(`: keep-alive\n\n${contentChunk(String(token))}`);
+      }
+      response.end(`${contentChunk('', 'stop')}data: [DONE]\n\n`);
+    };
+    const { events } = await run(steady, { firstTokenTimeoutMs: 250, idleTimeoutMs: 250 });
+    expect(events.filter((event) => event.type === 'content').map((event) => (event as { text: string }).text).join('')).toBe('01234567');
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
   });
 
   it('should refuse a body that is not an event stream', async () => {
