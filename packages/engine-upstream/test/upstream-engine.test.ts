@@ -1,4 +1,5 @@
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
+import { Agent, errors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamEngine, type UpstreamEngineOptions } from '../src/index.js';
 import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamScenario, type UpstreamServer } from './helpers/start-upstream-server.js';
@@ -143,6 +144,15 @@ describe('createUpstreamEngine', () => {
 
   it('should refuse a chunk that is not a chat completion chunk', async () => {
     await expect(run((_request, response) => void response.writeHead(200, sseHeaders).end('data: [1, 2]\n\n'))).rejects.toMatchObject({ code: 'upstream_error' });
+  });
+
+  it('should answer 503 when the connection cannot be opened in time', async () => {
+    // What undici's connector reports when `connectTimeoutMs` runs out (the sandbox has no black-hole address).
+    const dispatcher = new Agent({ connect: (_options, callback) => void setTimeout(() => callback(new errors.ConnectTimeoutError(), null), 5) });
+    const engine = createUpstreamEngine({ baseUrl: 'http://127.0.0.1:8/v1', model: 'm', dispatcher });
+    const iterator = engine.generate(request, { signal: new AbortController().signal, requestId: 'r' })[Symbol.asyncIterator]();
+    await expect(iterator.next()).rejects.toMatchObject({ code: 'engine_unavailable', status: 503, message: 'The model server is unreachable (UND_ERR_CONNECT_TIMEOUT).' });
+    await dispatcher.close();
   });
 
   it('should use the fetch it is given', async () => {
