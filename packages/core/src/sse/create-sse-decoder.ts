@@ -67,9 +67,13 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
   let textDecoder: TextDecoder | undefined;
   /** Bytes were fed since the last flush, so the TextDecoder may hold part of a character. */
   let bytesFed = false;
-  /** The start of the unfinished last line ('' when none), and its further pieces if it spans several feeds. */
+  /**
+   * The unfinished last line: its first piece ('' when none), kept flat to read the field name,
+   * and the rest as a rope of later pieces (string concatenation is O(1) in JS engines; the rope
+   * is flattened once, by whoever reads it, so a line fed in a million pieces stays linear).
+   */
   let pendingHead = '';
-  let pendingMore: string[] | undefined;
+  let pendingRest = '';
   let atStreamStart = true;
   /** The previous text ended with a CR that ended a line: an LF right after it belongs to it. */
   let skipLeadingLf = false;
@@ -190,29 +194,24 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
   function keepPending(text: string, position: number): void {
     const piece = position === 0 ? text : text.slice(position);
     if (pendingHead === '') pendingHead = piece;
-    else if (pendingMore === undefined) pendingMore = [piece];
-    else pendingMore.push(piece);
+    else pendingRest += piece;
   }
 
   /** Completes the buffered partial line with `text[start, end)` and processes it. */
   function processPendingLine(text: string, start: number, end: number): void {
     const head = pendingHead;
-    const more = pendingMore;
+    const rest = start === end ? pendingRest : pendingRest + text.slice(start, end);
     pendingHead = '';
-    pendingMore = undefined;
-    const tail = start === end ? '' : text.slice(start, end);
+    pendingRest = '';
     if (head.length > 5 && isDataField(head, 0)) {
       // A data line cut by chunk boundaries, the usual case. The value is left as a rope for the
       // consumer to flatten once, rather than flattening the whole line here to read "data:".
-      let value = head.charCodeAt(5) === SPACE ? head.slice(6) : head.slice(5);
-      if (more !== undefined) value += more.join('');
-      if (tail !== '') value += tail;
+      const value = (head.charCodeAt(5) === SPACE ? head.slice(6) : head.slice(5)) + rest;
       data = dataLines === 0 ? value : data + '\n' + value;
       dataLines++;
       return;
     }
-    let line = more === undefined ? head : head + more.join('');
-    if (tail !== '') line += tail;
+    const line = head + rest;
     processLine(line, 0, line.length);
   }
 
@@ -288,7 +287,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
   function clear(): void {
     generation++;
     pendingHead = '';
-    pendingMore = undefined;
+    pendingRest = '';
     atStreamStart = true;
     skipLeadingLf = false;
     data = '';
