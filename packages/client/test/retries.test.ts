@@ -9,6 +9,7 @@ type Responder = (request: IncomingMessage, response: ServerResponse) => void;
 /** What the server does for each attempt, in order; the last one repeats. */
 let responders: Responder[] = [];
 let attempts = 0;
+let connections = 0;
 let server: Server;
 let baseUrl: string;
 
@@ -19,6 +20,7 @@ beforeAll(async () => {
     attempts++;
     responder(request, response);
   });
+  server.on('connection', () => connections++);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -164,5 +166,22 @@ describe('retries', () => {
     const { client } = recordingClient();
     await expect(client.chat.completions.stream(request).collect()).rejects.toThrow(/\[DONE\]/);
     expect(attempts).toBe(1);
+  });
+
+  it('should read a finished stream to its end, so that the next request reuses the connection', async () => {
+    responders = [
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        // The end of the body comes a little after [DONE], in its own packet.
+        response.write(frame(chunk('x')) + 'data: [DONE]\n\n', () => setTimeout(() => response.end(), 30));
+      },
+    ];
+    const { client } = recordingClient();
+    await client.chat.completions.stream(request).collect();
+    const connectionsAfterFirst = connections;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await client.chat.completions.stream(request).collect();
+    expect(attempts).toBe(2);
+    expect(connections).toBe(connectionsAfterFirst);
   });
 });

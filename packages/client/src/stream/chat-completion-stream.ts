@@ -75,12 +75,13 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
         return;
       }
       const reader = createChunkReader(headers);
+      // After `[DONE]` the body is still read to its end (our server ends it at once), as the
+      // openai SDK does: cancelling it instead would close a connection that could be reused.
       for await (const sseEvent of readSseEvents(opened.response.body)) {
         for (const event of reader.read(sseEvent)) {
           collector.add(event);
           yield event;
         }
-        if (reader.done) break;
       }
       meta = { id: reader.id, model: reader.model };
       if (!reader.done) throw new APIConnectionError('The stream ended before `data: [DONE]`: the response is incomplete.', { headers });
@@ -95,7 +96,7 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
         state = 'aborted';
         controller.abort();
       }
-      attempt?.abort();
+      if (state !== 'completed') attempt?.abort();
       attempt?.dispose();
       callerSignal?.removeEventListener('abort', onCallerAbort);
     }
