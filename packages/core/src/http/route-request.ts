@@ -11,8 +11,9 @@ const modelPath = /^\/models\/([^/]+)$/;
 
 function allowOnly(methods: string[], method: string, path: string): void {
   if (methods.includes(method) || (method === 'HEAD' && methods.includes('GET'))) return;
-  throw new QuantumChatError('method_not_allowed', `Method ${method} is not allowed on ${path}; use ${methods.join(', ')}.`, {
-    headers: { allow: methods.join(', ') },
+  const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+  throw new QuantumChatError('method_not_allowed', `Method ${method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
+    headers: { allow: allowed.join(', ') },
   });
 }
 

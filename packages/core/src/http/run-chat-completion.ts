@@ -84,6 +84,8 @@ function startEngine(settings: RunSettings) {
 
 /** Runs the engine to its end and builds the non-streaming body (decisions §3). */
 export async function runToCompletion(settings: RunSettings): Promise<string> {
+  // Drawn first, as in a stream, so ids come in the same order either way.
+  const completionId = settings.generateId('completion');
   const { iterator, stop } = startEngine(settings);
   const progress = createProgress(settings.engine, settings.request);
   const indexer = createToolCallIndexer(settings.generateId);
@@ -123,7 +125,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
   };
   return JSON.stringify({
-    id: settings.generateId('completion'),
+    id: completionId,
     object: 'chat.completion',
     created: settings.createdSeconds,
     model: settings.request.model,

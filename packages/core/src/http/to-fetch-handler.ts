@@ -45,6 +45,7 @@ export function toFetchHandler(handle: (request: ChatHttpRequest) => Promise<Cha
       signal: request.signal,
     });
     const init = { status: response.status, headers: response.headers };
-    return 'events' in response ? new Response(framesToStream(response.events), init) : new Response(response.body, init);
+    if ('events' in response) return new Response(framesToStream(response.events), init);
+    return new Response(request.method === 'HEAD' ? null : response.body, init);
   };
 }

@@ -10,7 +10,6 @@ export interface NodeIncomingMessageLike {
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  off?(event: string, listener: (...args: never[]) => void): unknown;
   pause?(): unknown;
   resume?(): unknown;
   destroy?(error?: Error): unknown;
