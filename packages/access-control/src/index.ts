@@ -9,6 +9,7 @@ export type { AccessControlOptions, StoreAccessControl } from './create-access-c
 export type {
   KeyStore,
   Organisation,
+  OrganisationChange,
   ApiKeyRecord,
   NewApiKeyRecord,
   ResolvedApiKey,

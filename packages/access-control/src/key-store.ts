@@ -70,6 +70,13 @@ export interface UsageSummaryRow {
   interrupted: number;
 }
 
+/** A change to an organisation. */
+export interface OrganisationChange {
+  plan?: Plan;
+  limits?: LimitOverrides;
+  resetLimits?: readonly (keyof LimitOverrides)[];
+}
+
 export interface NewApiKeyRecord {
   organisation: string;
   kind: ApiKeyKind;
@@ -92,8 +99,11 @@ export interface KeyStore {
   createOrganisation(input: { name: string; plan: Plan; limits?: LimitOverrides }): Promise<Organisation>;
   getOrganisation(name: string): Promise<Organisation | undefined>;
   listOrganisations(): Promise<Organisation[]>;
-  /** Changes the plan and merges limit overrides (a field set to `undefined` is left alone). */
-  updateOrganisation(name: string, change: { plan?: Plan; limits?: LimitOverrides }): Promise<Organisation>;
+  /**
+   * Changes the plan and merges limit overrides (a field set to `undefined` is left alone);
+   * `resetLimits` drops overrides, so that those limits follow the plan again.
+   */
+  updateOrganisation(name: string, change: OrganisationChange): Promise<Organisation>;
   /** Stores a key's hash; the organisation must exist. */
   createKey(input: NewApiKeyRecord): Promise<ApiKeyRecord>;
   /** The key with this SHA-256 hex and its organisation, revoked or not. */

@@ -43,6 +43,7 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
       for (const [field, value] of Object.entries(change.limits ?? {})) {
         if (value !== undefined) organisation.limits[field as keyof Organisation['limits']] = value;
       }
+      for (const field of change.resetLimits ?? []) delete organisation.limits[field];
       return copyOrganisation(organisation);
     },
     async createKey(input) {

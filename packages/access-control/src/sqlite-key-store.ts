@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { randomBase62, type Plan } from '@quantum-chat/core';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ApiKeyRecord, KeyStore, Organisation, UsageRecord, UsageSummaryRow } from './key-store.js';
+import type { ApiKeyRecord, KeyStore, Organisation, OrganisationChange, UsageRecord, UsageSummaryRow } from './key-store.js';
 import type { LimitOverrides } from './plan-limits.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
 
@@ -105,13 +105,14 @@ export function createSqliteKeyStore(path: string, options: { now?: () => number
     return organisationFromRow(row);
   }
 
-  const updateOrganisation = db.transaction((name: string, change: { plan?: Plan; limits?: LimitOverrides }) => {
+  const updateOrganisation = db.transaction((name: string, change: OrganisationChange) => {
     requireOrganisation(name);
     if (change.plan !== undefined) statements.updatePlan.run(change.plan, name);
     for (const field of Object.keys(limitColumns) as (keyof LimitOverrides)[]) {
       const value = change.limits?.[field];
       if (value !== undefined) statements.updateLimit[field].run(toColumn(value), name);
     }
+    for (const field of change.resetLimits ?? []) statements.updateLimit[field].run(null, name);
     return requireOrganisation(name);
   });
 

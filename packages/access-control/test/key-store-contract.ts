@@ -33,12 +33,14 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
       await store.close();
     });
 
-    it('should change plans and merge limit overrides, null lifting a limit', async () => {
+    it('should change plans, merge limit overrides (null lifts a limit) and reset them', async () => {
       const store = await open();
       await store.createOrganisation({ name: 'acme', plan: 'free', limits: { requestsPerMinute: 5 } });
       await store.updateOrganisation('acme', { limits: { tokensPerMinute: 700, tokensPerDay: null } });
       const updated = await store.updateOrganisation('acme', { plan: 'elite' });
       expect(updated).toMatchObject({ plan: 'elite', limits: { requestsPerMinute: 5, tokensPerMinute: 700, tokensPerDay: null } });
+      const reset = await store.updateOrganisation('acme', { resetLimits: ['requestsPerMinute', 'tokensPerDay'] });
+      expect(reset.limits).toEqual({ tokensPerMinute: 700 });
       await expect(store.updateOrganisation('nobody', { plan: 'free' })).rejects.toThrow(/nobody/);
       await store.close();
     });

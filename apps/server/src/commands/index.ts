@@ -1,5 +1,8 @@
 import type { Command } from './command.js';
+import { keysCommand } from './keys.js';
+import { orgsCommand } from './orgs.js';
 import { serveCommand } from './serve.js';
+import { usageCommand } from './usage.js';
 
 /**
  * Every `quantum-chat` subcommand, in the order `--help` lists them. To add one, write
@@ -7,6 +10,9 @@ import { serveCommand } from './serve.js';
  */
 export const commands: Readonly<Record<string, Command>> = {
   serve: serveCommand,
+  keys: keysCommand,
+  orgs: orgsCommand,
+  usage: usageCommand,
 };
 
 /** The command run when none is named: `quantum-chat` alone starts the server. */
