@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { errorEnvelopeSchema } from '@quantum-chat/core';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { redisServerAvailable, redisSkipMessage, startRedisServer, type RedisServer } from './redis-server.js';
+import { lastLine, runBuiltCli } from './run-cli.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
+
+if (!redisServerAvailable) console.warn(redisSkipMessage);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function chat(server: ServerProcess, key: string): Promise<{ status: number; ms: number; response: Response; body: string }> {
+  const started = performance.now();
+  const response = await fetch(`${server.origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'quantum-lite', messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 16 }),
+  });
+  const body = await response.text();
+  return { status: response.status, ms: performance.now() - started, response, body };
+}
+
+/** A shared data directory with one organisation and key made by the CLI, and a Redis. */
+async function setUp(org: string, plan: 'free' | 'elite', limits: string[] = []) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quantum-chat-multi-'));
+  onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+  const redis = await startRedisServer();
+  onTestFinished(() => redis.stop());
+  const key = lastLine((await runBuiltCli(['keys', 'create', '--org', org, '--plan', plan, '--data-dir', dataDir])).stdout);
+  if (limits.length > 0) expect((await runBuiltCli(['orgs', 'set-limits', org, ...limits, '--data-dir', dataDir])).code).toBe(0);
+  return { dataDir, redis, key };
+}
+
+async function startServers(count: number, dataDir: string, redis: RedisServer, config: Record<string, unknown> = {}): Promise<ServerProcess[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => startServerProcess({ dataDir, ...config }, { REDIS_URL: redis.url, LOG_LEVEL: 'warn' })),
+  );
+  for (const server of servers) onTestFinished(() => server.dispose());
+  return servers;
+}
+
+/** Sequential requests alternating between servers; every one must be answered 200. */
+async function latencies(servers: ServerProcess[], key: string, count: number): Promise<number[]> {
+  const measured: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const { status, ms, body } = await chat(servers[index % servers.length]!, key);
+    expect(status, body).toBe(200);
+    measured.push(ms);
+  }
+  return measured;
+}
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+const describeFigures = (values: number[]) => `p50 ${percentile(values, 50).toFixed(1)} ms, p95 ${percentile(values, 95).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms`;
+
+describe.skipIf(!redisServerAvailable)('two server processes sharing limits through one redis-server', { timeout: 120_000 }, () => {
+  it('should never admit more than the limit across both instances', async () => {
+    const { dataDir, redis, key } = await setUp('shared', 'free', ['--requests-per-minute', '7']);
+    const servers = await startServers(2, dataDir, redis);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, index) => chat(servers[index % 2]!, key)));
+    const admitted = results.filter((result) => result.status === 200);
+    const refused = results.filter((result) => result.status === 429);
+    expect(admitted.length + refused.length).toBe(40);
+    expect(admitted.length).toBeLessThanOrEqual(7);
+    // Shared through Redis, not 7 per instance; both instances took part.
+    expect(admitted.length).toBe(7);
+    for (const result of refused) {
+      expect(errorEnvelopeSchema.parse(JSON.parse(result.body)).error.code).toBe('rate_limit_exceeded');
+      expect(Number(result.response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    const usage = JSON.parse((await runBuiltCli(['usage', '--org', 'shared', '--json', '--data-dir', dataDir])).stdout) as { requests: number }[];
+    expect(usage.reduce((sum, row) => sum + row.requests, 0)).toBe(7);
+  });
+
+  it('should keep answering with less than 100 ms extra when Redis is paused or killed (fail-open)', async () => {
+    const { dataDir, redis, key } = await setUp('wide', 'elite');
+    const servers = await startServers(2, dataDir, redis);
+    await latencies(servers, key, 6);
+    const healthy = await latencies(servers, key, 30);
+
+    redis.pause();
+    const paused = await latencies(servers, key, 30);
+    redis.resume();
+    await sleep(500);
+    await redis.kill();
+    const killed = await latencies(servers, key, 30);
+
+    console.info(
+      `latency over HTTP (two instances, fail-open): redis up ${describeFigures(healthy)}; ` +
+        `SIGSTOP ${describeFigures(paused)}; SIGKILL ${describeFigures(killed)}`,
+    );
+    // Each instance's first request after the failure waits out the 50 ms Redis deadline; the
+    // circuit spares the rest.
+    // No request during the outage took 100 ms more than a slow (p95) one with Redis up.
+    for (const measured of [paused, killed]) expect(Math.max(...measured)).toBeLessThan(percentile(healthy, 95) + 100);
+    expect(percentile(paused, 50) - percentile(healthy, 50)).toBeLessThan(100);
+  });
+
+  it('should answer 503 engine_unavailable within 100 ms when failing closed', async () => {
+    const { dataDir, redis, key } = await setUp('strict', 'elite');
+    const [server] = await startServers(1, dataDir, redis, { limits: { failClosed: true } });
+    expect((await chat(server!, key)).status).toBe(200);
+    const healthy = await latencies([server!], key, 10);
+    await redis.kill();
+    for (let index = 0; index < 5; index++) {
+      const { status, ms, body, response } = await chat(server!, key);
+      expect(status).toBe(503);
+      expect(errorEnvelopeSchema.parse(JSON.parse(body)).error).toMatchObject({ type: 'server_error', code: 'engine_unavailable' });
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(ms - percentile(healthy, 50)).toBeLessThan(100);
+    }
+    // Listing models does not need the limits.
+    expect((await fetch(`${server!.origin}/v1/models`)).status).toBe(200);
+  });
+});
