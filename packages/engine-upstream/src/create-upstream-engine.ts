@@ -94,6 +94,8 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       countPromptTokens: () => countApproximatePromptTokens(request),
     });
     let responded = false;
+    /** `[DONE]` arrived: the answer is complete. */
+    let done = false;
     deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
     try {
       const response = await fetchUpstream(url, {
@@ -120,7 +122,6 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       if (response.body === null || !(contentType === '' || contentType.includes('event-stream'))) {
         throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
       }
-      let done = false;
       const events = readUpstreamEvents(response.body, {
         // Before the first token only the first-token timer runs; after it, the idle timer.
         waitStarted: () => {
@@ -129,12 +130,15 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         eventsArrived: () => {
           if (mapper.started) deadline.clear();
         },
+        drainOnExit: () => done,
       });
       for await (const event of events) {
         const wasStarted = mapper.started;
         const mapped = handleEvent(event, mapper);
         if (mapped === 'done') {
+          // The answer is complete: a client leaving now must not destroy a reusable connection.
           done = true;
+          context.signal.removeEventListener('abort', forwardAbort);
           break;
         }
         if (!wasStarted && mapper.started) deadline.clear();
@@ -147,8 +151,9 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     } finally {
       deadline.clear();
       context.signal.removeEventListener('abort', forwardAbort);
-      // Closes the socket at once if the upstream is still sending (no-op after a complete body).
-      upstream.abort(new Error('The upstream request ended.'));
+      // Closes the socket at once if the upstream is still sending (no-op after a complete body);
+      // after `[DONE]` the body is drained instead, so the connection can be reused.
+      if (!done) upstream.abort(new Error('The upstream request ended.'));
     }
   }
 

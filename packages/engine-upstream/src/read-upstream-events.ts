@@ -6,6 +6,29 @@ export interface WaitHooks {
   waitStarted(): void;
   /** Called when a wait ended with at least one event, before it is yielded. */
   eventsArrived(): void;
+  /**
+   * Asked when the caller stops early: true once the answer is complete (`[DONE]`), so the
+   * rest of the body is read in the background and the connection goes back to the pool.
+   */
+  drainOnExit(): boolean;
+}
+
+/** How long a body may take to end after `[DONE]` before its connection is dropped. */
+const drainGraceMs = 1000;
+
+/** Reads the body to its end in the background, or cancels it (closing the socket) after the grace. */
+function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), drainGraceMs);
+  timer.unref();
+  void (async () => {
+    try {
+      while (!(await reader.read()).done);
+    } catch {
+      // Cancelled or broken: either way the answer was already complete.
+    } finally {
+      clearTimeout(timer);
+    }
+  })();
 }
 
 /**
@@ -37,7 +60,8 @@ export async function* readUpstreamEvents(body: ReadableStream<Uint8Array>, hook
       decoder.feed(result.value);
     }
   } finally {
-    // Ending early (a `[DONE]`, an error, our consumer leaving) must let go of the body now.
-    reader.cancel().catch(() => undefined);
+    // An error or our consumer leaving must let go of the body now; undici then closes the socket.
+    if (hooks.drainOnExit()) drain(reader);
+    else reader.cancel().catch(() => undefined);
   }
 }

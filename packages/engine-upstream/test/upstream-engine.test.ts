@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
 import { Agent, errors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -133,6 +134,35 @@ describe('createUpstreamEngine', () => {
     const { events } = await run(steady, { firstTokenTimeoutMs: 250, idleTimeoutMs: 250 });
     expect(events.filter((event) => event.type === 'content').map((event) => (event as { text: string }).text).join('')).toBe('01234567');
     expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+  });
+
+  it('should keep the connection for the next request when the body ends after [DONE]', async () => {
+    const lateEnd: UpstreamScenario = async (_request, response) => {
+      response.writeHead(200, sseHeaders);
+      response.write(`${contentChunk('Hi', 'stop')}data: [DONE]\n\n`);
+      await pause(20);
+      response.end();
+    };
+    const server = await startUpstreamServer(lateEnd);
+    servers.push(server);
+    const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
+    for (let round = 0; round < 3; round++) {
+      // The handler aborts the engine's signal right after `finish`: that must not drop the connection.
+      const controller = new AbortController();
+      for await (const event of engine.generate(request, { signal: controller.signal, requestId: 'r' })) if (event.type === 'finish') break;
+      controller.abort();
+      await pause(40);
+    }
+    expect(new Set(server.requests.map((record) => record.remotePort)).size).toBe(1);
+  });
+
+  it('should not wait for an upstream that never ends its body after [DONE]', async () => {
+    const started = performance.now();
+    const { events, server } = await run((_request, response) => void response.writeHead(200, sseHeaders).write(`${contentChunk('Hi', 'stop')}data: [DONE]\n\n`));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(events.at(-1)).toMatchObject({ type: 'finish' });
+    await pause(1200);
+    expect(server.requests[0]!.socketClosedAt).toBeDefined();
   });
 
   it('should refuse a body that is not an event stream', async () => {

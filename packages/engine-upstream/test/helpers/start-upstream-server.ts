@@ -9,6 +9,8 @@ export interface UpstreamRequestRecord {
   url: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The client's port: the same for requests that reused one connection. */
+  remotePort: number | undefined;
   /** `performance.now()` when the request's socket closed, once it has. */
   socketClosedAt?: number;
 }
@@ -32,7 +34,7 @@ export async function startUpstreamServer(scenario: UpstreamScenario): Promise<U
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const record: UpstreamRequestRecord = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: text === '' ? {} : JSON.parse(text) };
+    const record: UpstreamRequestRecord = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: text === '' ? {} : JSON.parse(text), remotePort: request.socket.remotePort };
     requests.push(record);
     const socketRecords = recordsBySocket.get(request.socket);
     if (socketRecords) socketRecords.push(record);
