@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createChatHandler } from '@quantum-chat/core';
-import { readChatRequest, writeChatResponse, type NodeIncomingMessageLike } from '@quantum-chat/core/node';
+import { readChatRequest, writeChatResponse } from '@quantum-chat/core/node';
 import { runServerConformance } from '../src/index.js';
 
 // The reference Node host: `handler.handle` behind plain node:http through the core's bridge.
@@ -11,8 +11,7 @@ runServerConformance('node-http', async (options) => {
   const server = createServer(async (req, res) => {
     const pathname = (req.url ?? '/').split('?', 1)[0]!;
     const path = pathname.startsWith('/v1/') ? pathname.slice('/v1'.length) : pathname;
-    // The cast works around the core's `off?` listener type, which Node's IncomingMessage does not satisfy.
-    const request = await readChatRequest(req as unknown as NodeIncomingMessageLike, res, { path, ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}) });
+    const request = await readChatRequest(req, res, { path, ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}) });
     await writeChatResponse(res, await handler.handle(request));
   });
   server.listen(0, '127.0.0.1');

@@ -3,7 +3,7 @@
 // tool-call accumulator.
 
 /** The framework-neutral handler and its plain-data request/response. */
-export { createChatHandler } from './http/create-chat-handler.js';
+export { createChatHandler, resolveRequestId } from './http/create-chat-handler.js';
 export type { ChatHandlerOptions, ChatRequestRecord } from './http/create-chat-handler.js';
 export type {
   ChatHandler,

@@ -1,6 +1,13 @@
 // Adapter authors: this file only converts between Express and the core. Routing, body
 // rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
-import { bodyRejectionError, createChatHandler, toErrorHttpResponse, type ChatHandler, type ChatHandlerOptions } from '@quantum-chat/core';
+import {
+  bodyRejectionError,
+  createChatHandler,
+  resolveRequestId,
+  toErrorHttpResponse,
+  type ChatHandler,
+  type ChatHandlerOptions,
+} from '@quantum-chat/core';
 import { readChatRequest, writeChatResponse } from '@quantum-chat/core/node';
 import { Router, type ErrorRequestHandler, type Request } from 'express';
 
@@ -13,9 +20,13 @@ function resolveHandler(optionsOrHandler: ExpressRouterOptions | ChatHandler): C
   return 'handle' in optionsOrHandler ? optionsOrHandler : createChatHandler(optionsOrHandler);
 }
 
-/** A body an earlier `express.json()` left on `req.body` (it sets `{}` when it skipped). */
+/**
+ * A body an earlier `express.json()` already read. Express 4's parser marks it with `_body`
+ * (and sets `{}` when it skipped); Express 5's leaves the request stream ended.
+ */
 function parsedBodyOf(req: Request): unknown {
-  return req.body !== undefined && (req as { _body?: boolean })._body === true ? req.body : undefined;
+  const consumed = (req as { _body?: boolean })._body === true || req.readableEnded;
+  return consumed && req.body !== undefined ? req.body : undefined;
 }
 
 /**
@@ -56,6 +67,7 @@ const bodyParserErrors: Record<string, 'invalid-json' | 'too-large' | 'unreadabl
 export const quantumChatErrorHandler: ErrorRequestHandler = (error, req, res, next) => {
   const reason = bodyParserErrors[(error as { type?: string })?.type ?? ''];
   if (reason === undefined || res.headersSent) return next(error);
-  const limit = (error as { limit?: number }).limit;
-  writeChatResponse(res, toErrorHttpResponse(bodyRejectionError(reason, limit))).catch(next);
+  const response = toErrorHttpResponse(bodyRejectionError(reason, (error as { limit?: number }).limit));
+  const headers = { ...response.headers, 'x-request-id': resolveRequestId(req.headers) };
+  writeChatResponse(res, { ...response, headers }).catch(next);
 };

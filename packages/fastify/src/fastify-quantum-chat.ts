@@ -2,15 +2,15 @@
 // rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
 import { Readable } from 'node:stream';
 import {
-  bodyRejectionError,
   createChatHandler,
   defaultMaxBodyBytes,
   toErrorHttpResponse,
   type ChatHandler,
   type ChatHandlerOptions,
+  type ChatHttpRequestBody,
   type ChatHttpResponse,
 } from '@quantum-chat/core';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Handler options, or an existing handler as `{ handler }` (one handler can serve several hosts). */
 export type FastifyQuantumChatOptions = ChatHandlerOptions | { handler: ChatHandler; maxBodyBytes?: number };
@@ -37,25 +37,30 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
   // Raw bytes for every content type: the core decides 400/415 and checks signatures on them.
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
 
-  fastify.setErrorHandler((error, _request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    const failure = status === 413 ? bodyRejectionError('too-large', maxBodyBytes) : status < 500 ? bodyRejectionError('unreadable') : error;
-    return send(reply, toErrorHttpResponse(failure));
-  });
-
-  fastify.all('/*', async (request, reply) => {
+  /** Hands a request to the core; a body Fastify refused itself arrives as `rejected`. */
+  async function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
     const controller = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableEnded) controller.abort(new Error('The client closed the connection.'));
     });
-    const body = request.body;
     const response = await handler.handle({
       method: request.method,
       path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
       headers: request.headers,
-      body: Buffer.isBuffer(body) && body.byteLength > 0 ? { kind: 'bytes', bytes: body } : { kind: 'empty' },
+      body,
       signal: controller.signal,
     });
     return send(reply, response);
+  }
+
+  fastify.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500) return send(reply, toErrorHttpResponse(error));
+    return answer(request, reply, { kind: 'rejected', reason: status === 413 ? 'too-large' : 'unreadable' });
+  });
+
+  fastify.all('/*', (request, reply) => {
+    const body = request.body;
+    return answer(request, reply, Buffer.isBuffer(body) && body.byteLength > 0 ? { kind: 'bytes', bytes: body } : { kind: 'empty' });
   });
 };

@@ -35,5 +35,5 @@ export function toErrorEnvelope(thrown: unknown): ErrorEnvelope {
 /** A finished JSON error response for anything thrown: what hosts write when the core cannot. */
 export function toErrorHttpResponse(thrown: unknown): ChatHttpBodyResponse {
   const parts = toErrorResponseParts(thrown);
-  return { status: parts.status, headers: { 'content-type': 'application/json', ...parts.headers }, body: JSON.stringify(parts.envelope) };
+  return { status: parts.status, headers: { 'content-type': 'application/json; charset=utf-8', ...parts.headers }, body: JSON.stringify(parts.envelope) };
 }

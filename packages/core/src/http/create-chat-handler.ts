@@ -62,8 +62,14 @@ export interface ChatRequestRecord {
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
+/** The request's id: a sane incoming `x-request-id` is kept, anything else replaced. */
+export function resolveRequestId(headers: ChatHttpRequest['headers'], generateId: GenerateId = generateRandomId): string {
+  const incoming = headerValue(headers, 'x-request-id');
+  return incoming !== undefined && requestIdPattern.test(incoming) ? incoming : generateId('request');
+}
+
 function jsonResponse(status: number, headers: Record<string, string>, body: string): ChatHttpResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body };
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body };
 }
 
 /**
@@ -155,8 +161,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   }
 
   async function handle(request: ChatHttpRequest): Promise<ChatHttpResponse> {
-    const incoming = headerValue(request.headers, 'x-request-id');
-    const requestId = incoming !== undefined && requestIdPattern.test(incoming) ? incoming : generateId('request');
+    const requestId = resolveRequestId(request.headers, generateId);
     let response: ChatHttpResponse;
     try {
       const route = routeRequest(request.method, request.path);

@@ -1,0 +1,19 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { runServerConformance } from '@quantum-chat/conformance';
+import express from 'express';
+import { createExpressRouter } from '../src/index.js';
+
+runServerConformance('express', async (handlerOptions) => {
+  const app = express();
+  app.use('/v1', createExpressRouter(handlerOptions));
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+});
