@@ -166,6 +166,20 @@ describe.each(hostNames)('access control over HTTP (%s)', (host) => {
     expect((await postChat(baseUrl, keys.free.key, chatBody())).status).toBe(429);
   });
 
+  it('should list models for no key and a valid key (with availability by plan), and refuse a revoked key', async () => {
+    const { baseUrl, keys, store } = await serve(host);
+    const list = async (key?: string) => fetch(`${baseUrl}/models`, key === undefined ? {} : { headers: { authorization: `Bearer ${key}` } });
+    const anonymous = (await (await list()).json()) as { data: { id: string; available?: boolean }[] };
+    expect(anonymous.data.every((model) => model.available === undefined)).toBe(true);
+    const free = (await (await list(keys.free.key)).json()) as { data: { id: string; available?: boolean }[] };
+    expect(free.data.find((model) => model.id === 'quantum-pro')?.available).toBe(false);
+    expect(free.data.find((model) => model.id === 'quantum-lite')?.available).toBe(true);
+    await store.revokeKey(keys.free.record.id);
+    const revoked = await list(keys.free.key);
+    expect(revoked.status).toBe(401);
+    expect(await errorOf(revoked)).toMatchObject({ code: 'invalid_api_key' });
+  });
+
   it('should record usage per key and request', async () => {
     const { baseUrl, keys, store } = await serve(host);
     const response = await postChat(baseUrl, keys.eliteTest.key, chatBody({ model: 'quantum-flash' }));
