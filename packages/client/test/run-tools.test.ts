@@ -2,7 +2,7 @@ import { generateApiKey } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // zod is no dependency of the client (the runner reaches schemas through Standard Schema);
 // these tests borrow the core's copy.
-import * as z from '../../core/node_modules/zod/index.js';
+import * as z from 'zod';
 import { createChatClient, defineTool, runTools, type ChatClient } from '../src/index.js';
 import { startQuantumServer, type QuantumServer } from './start-quantum-server.js';
 
