@@ -81,6 +81,9 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     if (!/^\d+$/.test(env.PORT) || port > 65_535) throw new ConfigError(`Invalid environment: PORT must be an integer from 0 to 65535, got '${env.PORT}'.`);
     config.port = port;
   }
+  if (config.redisUrl !== undefined && !/^rediss?:\/\//.test(config.redisUrl)) {
+    throw new ConfigError('Invalid environment: REDIS_URL must be a redis:// or rediss:// URL.');
+  }
   if (env.LOG_LEVEL !== undefined && env.LOG_LEVEL !== '') {
     if (!logLevels.has(env.LOG_LEVEL)) throw new ConfigError(`Invalid environment: LOG_LEVEL must be one of ${[...logLevels].join(', ')}, got '${env.LOG_LEVEL}'.`);
     config.logLevel = env.LOG_LEVEL as ServerConfig['logLevel'];
