@@ -30,7 +30,12 @@ export async function issueApiKey(store: KeyStore, input: IssueApiKeyInput): Pro
   return { key, record };
 }
 
-/** The display form of a stored key: prefix and last 4 (`qc_live_…a1B2`). */
+/**
+ * The display form of a stored key: prefix and last 4.
+ *
+ * @example
+ * displayKeyRecord(record) // 'qc_live_…a1B2'
+ */
 export function displayKeyRecord(record: Pick<ApiKeyRecord, 'prefix' | 'last4'>): string {
   return `${record.prefix}…${record.last4}`;
 }

@@ -38,7 +38,12 @@ export function rateLimitHeaders(state: LimitState, now: number = Date.now()): R
   return headers;
 }
 
-/** `retry-after` (whole seconds, at least 1) and `retry-after-ms` (decisions §5). */
+/**
+ * `retry-after` (whole seconds, at least 1) and `retry-after-ms` (decisions §5).
+ *
+ * @example
+ * retryAfterHeaders(1500) // { 'retry-after': '2', 'retry-after-ms': '1500' }
+ */
 export function retryAfterHeaders(ms: number): Record<string, string> {
   const wait = Math.max(1, Math.ceil(ms));
   return { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))), 'retry-after-ms': String(wait) };
