@@ -1,10 +1,9 @@
-import { errorEnvelopeSchema, generateApiKey } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSplitRequest } from './raw-request.js';
 import { startServerProcess } from './server-process.js';
 import { decodeSse, openStream } from './sse.js';
 
-const testKey = generateApiKey('test');
 const question = { messages: [{ role: 'user', content: 'Tell me about the history of quantum computing in detail.' }] };
 /** Slow enough that streams are still open when the signal arrives. */
 const pacing = { reference: { tokensPerSecond: 20 } };
@@ -17,6 +16,7 @@ describe('quantum-chat serve on SIGTERM', () => {
   it('should let open streams finish within the grace period, refuse new requests with 503 shutting_down, and exit 0', async () => {
     const server = await startServerProcess({ ...pacing, shutdownGraceMs: 5_000 });
     onTestFinished(() => server.dispose());
+    const testKey = server.firstStartKey!;
 
     const stream = await openStream(`${server.origin}/v1/chat/completions`, testKey, { model: 'quantum-lite', ...question, max_tokens: 12 });
     expect(stream.status).toBe(200);
@@ -55,6 +55,7 @@ describe('quantum-chat serve on SIGTERM', () => {
   it('should end streams still open after the grace period with a shutting_down error frame and no [DONE], and exit 0', async () => {
     const server = await startServerProcess({ ...pacing, shutdownGraceMs: 300 });
     onTestFinished(() => server.dispose());
+    const testKey = server.firstStartKey!;
 
     const buffered = fetch(`${server.origin}/v1/chat/completions`, {
       method: 'POST',

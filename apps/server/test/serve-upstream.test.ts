@@ -1,5 +1,6 @@
-import { chatCompletionSchema, generateApiKey } from '@quantum-chat/core';
+import { chatCompletionSchema } from '@quantum-chat/core';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createLiveKey } from './create-live-key.js';
 import { startFakeUpstream } from './fake-upstream.js';
 import { startServerProcess } from './server-process.js';
 
@@ -26,7 +27,8 @@ describe('quantum-chat serve with a model mapped to an upstream', () => {
     );
     onTestFinished(() => server.dispose());
 
-    const live = await ask(server.origin, generateApiKey('live'), 'quantum-flash');
+    const liveKey = await createLiveKey(server.dataDir);
+    const live = await ask(server.origin, liveKey, 'quantum-flash');
     expect(live.model).toBe('quantum-flash');
     expect(live.choices[0]!.message.content).toBe(answer);
     expect(live.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
@@ -34,9 +36,9 @@ describe('quantum-chat serve with a model mapped to an upstream', () => {
     expect(upstream.requests[0]).toMatchObject({ body: { model: 'llama3.2' }, authorization: 'Bearer sk-upstream-secret' });
 
     // Test keys never reach a live engine (decisions §6), and other models stay on the reference engine.
-    const test = await ask(server.origin, generateApiKey('test'), 'quantum-flash');
+    const test = await ask(server.origin, server.firstStartKey!, 'quantum-flash');
     expect(test.choices[0]!.message.content).not.toBe(answer);
-    const other = await ask(server.origin, generateApiKey('live'), 'quantum-lite');
+    const other = await ask(server.origin, liveKey, 'quantum-lite');
     expect(other.choices[0]!.message.content).not.toBe(answer);
     expect(upstream.requests).toHaveLength(1);
     expect(server.stdout()).not.toContain('sk-upstream-secret');

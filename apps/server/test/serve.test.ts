@@ -7,17 +7,21 @@ import {
   thoughtTraceChunkSchema,
 } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLiveKey } from './create-live-key.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { decodeSse } from './sse.js';
 
 const models = ['quantum-lite', 'quantum-flash', 'quantum-reasoner', 'quantum-pro'] as const;
-const testKey = generateApiKey('test');
+/** The test key the server printed when it seeded its empty store (organisation `default`, elite plan). */
+let testKey: string;
 const question = { messages: [{ role: 'user', content: 'What is 12 * 7? Answer briefly.' }] };
 
 let server: ServerProcess;
 
 beforeAll(async () => {
   server = await startServerProcess();
+  if (server.firstStartKey === undefined) throw new Error(`The server printed no first-start key:\n${server.stdout()}`);
+  testKey = server.firstStartKey;
 }, 45_000);
 
 afterAll(async () => {
@@ -97,6 +101,12 @@ describe('quantum-chat serve (a real process over HTTP)', () => {
     expect(envelope.error).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' });
   });
 
+  it('should answer 401 invalid_api_key for a well-formed key the store does not know', async () => {
+    const response = await chat('/v1', { model: 'quantum-lite', ...question }, generateApiKey('test'));
+    expect(response.status).toBe(401);
+    expect(errorEnvelopeSchema.parse(await response.json()).error.code).toBe('invalid_api_key');
+  });
+
   it('should answer unknown paths with a 404 unknown_url envelope, inside and outside /v1', async () => {
     for (const path of ['/nope', '/v1/nope']) {
       const response = await fetch(`${server.origin}${path}`);
@@ -155,8 +165,8 @@ describe('quantum-chat serve (a real process over HTTP)', () => {
     });
   }
 
-  it('should answer a live key too (format-only access control until keys are stored)', async () => {
-    const response = await chat('/v1', { model: 'quantum-lite', ...question }, generateApiKey('live'));
+  it('should answer a live key made with `quantum-chat keys create`', async () => {
+    const response = await chat('/v1', { model: 'quantum-lite', ...question }, await createLiveKey(server.dataDir));
     expect(response.status).toBe(200);
     chatCompletionSchema.parse(await response.json());
   });
@@ -174,6 +184,10 @@ describe('quantum-chat serve (a real process over HTTP)', () => {
     expect(record).toMatchObject({ model: 'quantum-flash', status: 200, interrupted: false, key: `qc_test_…${testKey.slice(-4)}`, keyKind: 'test' });
     expect(record.promptTokens).toEqual(expect.any(Number));
     expect(record.completionTokens).toEqual(expect.any(Number));
-    expect(server.stdout()).not.toContain(testKey);
+    // The key appears once, in the first-start message, and never in a log line.
+    const logLines = server.stdout().split('\n').filter((entry) => entry.startsWith('{'));
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.filter((entry) => entry.includes(testKey))).toEqual([]);
+    expect(server.stdout().split(testKey)).toHaveLength(2);
   });
 });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const cliPath = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -10,6 +10,10 @@ const cliPath = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 export interface ServerProcess {
   /** `http://127.0.0.1:<port>`, parsed from what the process printed. */
   origin: string;
+  /** The data directory (key store) the process uses. */
+  dataDir: string;
+  /** The test key of the `default` (elite) organisation, printed when the process seeded an empty store. */
+  firstStartKey: string | undefined;
   child: ChildProcess;
   /** Everything the process wrote to stdout so far. */
   stdout(): string;
@@ -50,7 +54,8 @@ export async function startServerProcess(config: Record<string, unknown> = {}, e
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the server first (pnpm turbo run build --filter=@quantum-chat/server...).`);
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-server-'));
   const configPath = join(directory, 'quantum-chat.config.json');
-  writeFileSync(configPath, JSON.stringify({ dataDir: join(directory, 'data'), ...config }));
+  const settings = { dataDir: join(directory, 'data'), ...config };
+  writeFileSync(configPath, JSON.stringify(settings));
   const child = spawn(process.execPath, [cliPath, 'serve', '--config', configPath], {
     cwd: directory,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
@@ -102,5 +107,6 @@ export async function startServerProcess(config: Record<string, unknown> = {}, e
     throw error;
   }
   const origin = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!;
-  return { origin, child, stdout: () => stdout, stderr: () => stderr, waitForStdout, exited, dispose };
+  const firstStartKey = /API key: (qc_test_\w+)/.exec(stdout)?.[1];
+  return { origin, dataDir: resolve(directory, String(settings.dataDir)), firstStartKey, child, stdout: () => stdout, stderr: () => stderr, waitForStdout, exited, dispose };
 }
