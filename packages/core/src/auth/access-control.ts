@@ -14,6 +14,8 @@ export interface Principal {
 
 /** What a chat request asks of the limits: tokens are reserved as `prompt + max_tokens`. */
 export interface AdmissionDemand {
+  /** The request's `x-request-id`, for usage records. */
+  requestId: string;
   model: string;
   promptTokens: number;
   maxTokens: number;

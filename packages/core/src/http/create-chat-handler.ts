@@ -128,6 +128,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
     const engineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
     const admission: Admission | undefined = await accessControl.admit?.(principal, {
+      requestId,
       model: model.id,
       promptTokens: engine.countPromptTokens?.(engineRequest) ?? 0,
       maxTokens: engineRequest.maxTokens,

@@ -201,13 +201,14 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
     }
   }
 
+  let settled = false;
+  const settle = (interrupted: boolean) => {
+    if (settled) return;
+    settled = true;
+    settings.onSettled(progress.outcome(200, interrupted));
+  };
+
   async function* frames(): AsyncGenerator<string> {
-    let settled = false;
-    const settle = (interrupted: boolean) => {
-      if (settled) return;
-      settled = true;
-      settings.onSettled(progress.outcome(200, interrupted));
-    };
     try {
       let step = first;
       while (!step.done) {
@@ -237,5 +238,23 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
     }
   }
 
-  return frames();
+  const generator = frames();
+  let started = false;
+  const iterator: AsyncIterableIterator<string> = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () => {
+      started = true;
+      return generator.next();
+    },
+    return: (value?: unknown) => {
+      // A host may stop before reading one frame (the client left right after the headers);
+      // the generator's body, and so its cleanup, would then never run.
+      if (!started) {
+        settle(true);
+        stop();
+      }
+      return generator.return(value as undefined);
+    },
+  };
+  return iterator;
 }
