@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -133,6 +133,14 @@ describe('parseConfigFile', () => {
       parseConfigFile({ models: { 'quantum-pro': { engine: 'upstream', baseUrl: 'https://api.example.com/v1', model: 'm', apiKeyEnv: 'sk-123 secret' } } }),
     );
     expect(error.message).toContain('models["quantum-pro"].apiKeyEnv: expected an environment variable name');
+  });
+});
+
+describe('quantum-chat.config.example.json', () => {
+  it('should be a valid config', () => {
+    const example = JSON.parse(readFileSync(new URL('../quantum-chat.config.example.json', import.meta.url), 'utf8')) as unknown;
+    const file = parseConfigFile(example, 'the example');
+    expect(Object.keys(file.models ?? {})).toEqual(['quantum-lite', 'quantum-flash', 'quantum-reasoner', 'quantum-pro']);
   });
 });
 
