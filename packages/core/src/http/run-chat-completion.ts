@@ -240,8 +240,8 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
 
   const generator = frames();
   let started = false;
-  const iterator: AsyncIterableIterator<string> = {
-    [Symbol.asyncIterator]: () => iterator,
+  const frameIterator: AsyncIterableIterator<string> = {
+    [Symbol.asyncIterator]: () => frameIterator,
     next: () => {
       started = true;
       return generator.next();
@@ -256,5 +256,5 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
       return generator.return(value as undefined);
     },
   };
-  return iterator;
+  return frameIterator;
 }
