@@ -203,7 +203,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
     const rest = start === end ? pendingRest : pendingRest + text.slice(start, end);
     pendingHead = '';
     pendingRest = '';
-    if (head.length > 5 && isDataField(head, 0)) {
+    if (head.length > 5 && startsWithData(head, 0)) {
       // A data line cut by chunk boundaries, the usual case. The value is left as a rope for the
       // consumer to flatten once, rather than flattening the whole line here to read "data:".
       const value = (head.charCodeAt(5) === SPACE ? head.slice(6) : head.slice(5)) + rest;
@@ -231,13 +231,13 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
       }
       return;
     }
-    if (isDataField(text, start)) {
+    if (startsWithData(text, start)) {
       const value = text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end);
       data = dataLines === 0 ? value : data + '\n' + value;
       dataLines++;
       return;
     }
-    if (isEventField(text, start)) {
+    if (startsWithEvent(text, start)) {
       eventType = text.slice(text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end) || undefined;
       return;
     }
@@ -314,7 +314,12 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
   return { feed, reset, end };
 }
 
-/** `text` has `data:` at `start`. */
+// The field checks exist twice on purpose. JS engines keep type feedback per function, not per
+// caller: the hot loop sees only the caller's chunks (one or two string representations), while
+// the slow paths see slices and ropes of every kind. Sharing one function made its
+// `charCodeAt` calls megamorphic, and the hot loop lost its inlined character reads.
+
+/** `text` has `data:` at `start` (hot loop only; see above). */
 function isDataField(text: string, start: number): boolean {
   return (
     text.charCodeAt(start) === 100 && // d
@@ -325,8 +330,31 @@ function isDataField(text: string, start: number): boolean {
   );
 }
 
-/** `text` has `event:` at `start`. */
+/** `text` has `event:` at `start` (hot loop only). */
 function isEventField(text: string, start: number): boolean {
+  return (
+    text.charCodeAt(start) === 101 && // e
+    text.charCodeAt(start + 1) === 118 && // v
+    text.charCodeAt(start + 2) === 101 && // e
+    text.charCodeAt(start + 3) === 110 && // n
+    text.charCodeAt(start + 4) === 116 && // t
+    text.charCodeAt(start + 5) === COLON
+  );
+}
+
+/** `text` has `data:` at `start` (partial lines and other slow paths). */
+function startsWithData(text: string, start: number): boolean {
+  return (
+    text.charCodeAt(start) === 100 && // d
+    text.charCodeAt(start + 1) === 97 && // a
+    text.charCodeAt(start + 2) === 116 && // t
+    text.charCodeAt(start + 3) === 97 && // a
+    text.charCodeAt(start + 4) === COLON
+  );
+}
+
+/** `text` has `event:` at `start` (slow paths). */
+function startsWithEvent(text: string, start: number): boolean {
   return (
     text.charCodeAt(start) === 101 && // e
     text.charCodeAt(start + 1) === 118 && // v
