@@ -1,0 +1,15 @@
+import { createServer } from 'node:http';
+import { createChatHandler } from '@quantum-chat/core';
+import { readChatRequest, writeChatResponse } from '@quantum-chat/core/node';
+import { createReferenceEngine } from '@quantum-chat/engine-reference';
+
+const handler = createChatHandler({ engine: createReferenceEngine() });
+
+// Plain node:http: the bridge reads the body under the size limit, wires the abort signal to
+// the socket, and writes JSON or Server-Sent Events with backpressure.
+const server = createServer(async (req, res) => {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const request = await readChatRequest(req, res, { path: url.pathname.replace(/^\/v1(?=\/|$)/, '') || '/' });
+  await writeChatResponse(res, await handler.handle(request));
+});
+server.listen(8080, '127.0.0.1');
