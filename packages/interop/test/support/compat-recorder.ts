@@ -1,0 +1,106 @@
+import { mkdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, onTestFinished } from 'vitest';
+
+/** Where every suite writes its proven cells; `scripts/render-compat-table.mjs` reads it. */
+export const compatResultsPath = fileURLToPath(new URL('../../results/compat.json', import.meta.url));
+
+/**
+ * How a request reaches the server: the spec's stream format at `/v1`, the OpenAI format at
+ * `/compat/v1`, or `/v1` with the `x-stream-format: openai` header. `any` is for behaviour no
+ * stream format changes (HTTP errors, retries).
+ */
+export type FormatId = 'quantum' | 'openai-path' | 'openai-header' | 'any';
+
+/** One proven cell: a client at a version, in a format, doing one thing, works or fails with what. */
+export interface CompatCell {
+  /** Display name of the client, e.g. `openai`, `ai + @ai-sdk/openai-compatible`. */
+  client: string;
+  /** The installed version(s), read from the package.json that ran. */
+  version: string;
+  format: FormatId;
+  /** What was exercised, e.g. `stream`, `tools`, `errors`. */
+  feature: string;
+  /** The model, where the cell was proven per model. */
+  model?: string;
+  outcome: 'works' | 'fails';
+  /** For `fails`: the concrete failure the test asserted. For `works`: an optional caveat. */
+  detail?: string;
+}
+
+export interface CompatRecord extends CompatCell {
+  suite: string;
+  /** The full name of the test that proved it. */
+  test: string;
+}
+
+interface CompatFile {
+  generatedAt: string;
+  suites: Record<string, { finishedAt: string; records: CompatRecord[] }>;
+}
+
+/** Reads a dependency's installed version (aliases like `openai4` included). */
+export function installedVersion(packageName: string): string {
+  const url = new URL(`../../node_modules/${packageName}/package.json`, import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
+
+function withLock<T>(action: () => T): T {
+  // Suites run in parallel workers: a directory is an atomic lock on every platform.
+  const lock = `${compatResultsPath}.lock`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`Could not lock ${lock}; remove it if no test run is active.`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+  try {
+    return action();
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+/**
+ * Collects the cells a suite proves. `prove(cell)` is called inside a test, and the cell is
+ * kept only if that test passes; `flush()` (in `afterAll`) replaces the suite's section of
+ * `results/compat.json`, so each cell in the README traces back to a passing test.
+ *
+ * @example
+ * const compat = createCompatRecorder('openai-sdk');
+ * afterAll(() => compat.flush());
+ * it('should stream', () => { ...; compat.prove({ client: 'openai', version, format: 'quantum', feature: 'stream', outcome: 'works' }); });
+ */
+export function createCompatRecorder(suite: string) {
+  const records: CompatRecord[] = [];
+  return {
+    prove(cell: CompatCell): void {
+      const test = expect.getState().currentTestName ?? '(unknown test)';
+      onTestFinished((context) => {
+        if (context.task.result?.state === 'pass') records.push({ suite, test, ...cell });
+      });
+    },
+    flush(): void {
+      mkdirSync(dirname(compatResultsPath), { recursive: true });
+      withLock(() => {
+        let file: CompatFile = { generatedAt: '', suites: {} };
+        try {
+          file = JSON.parse(readFileSync(compatResultsPath, 'utf8')) as CompatFile;
+        } catch {
+          // First run, or a file from an older layout: start over.
+        }
+        const now = new Date().toISOString();
+        file.generatedAt = now;
+        file.suites[suite] = { finishedAt: now, records };
+        const sorted: CompatFile = { generatedAt: file.generatedAt, suites: Object.fromEntries(Object.entries(file.suites).sort(([a], [b]) => a.localeCompare(b))) };
+        writeFileSync(`${compatResultsPath}.tmp`, `${JSON.stringify(sorted, null, 2)}\n`);
+        renameSync(`${compatResultsPath}.tmp`, compatResultsPath);
+      });
+    },
+  };
+}
