@@ -1,11 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from './create-openapi-document.js';
 
+type Schema = { properties?: Record<string, unknown>; required?: string[]; oneOf?: unknown[] };
+type Document = { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, Schema> } };
+
 describe('createOpenApiDocument', () => {
   it('should describe both endpoints with the schemas the handler validates with', () => {
-    const document = createOpenApiDocument() as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+    const document = createOpenApiDocument() as Document;
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.paths)).toEqual(['/chat/completions', '/models', '/models/{model}']);
+    expect(Object.keys(document.paths)).toEqual(['/chat/completions', '/models', '/models/{model}', '/openapi.json']);
     expect(Object.keys(document.components.schemas.ChatCompletionRequest!.properties!)).toContain('tool_choice');
+  });
+
+  it('should let optional request fields be null, as the handler reads null as absent', () => {
+    const request = createOpenApiDocument().components as Document['components'];
+    const properties = request.schemas.ChatCompletionRequest!.properties!;
+    expect(properties.temperature).toEqual({ anyOf: [{ type: 'number', minimum: 0, maximum: 2 }, { type: 'null' }] });
+    expect(properties.model).toEqual({ type: 'string' });
+  });
+
+  it('should describe one stream frame per event name, and the unnamed frames', () => {
+    const events = (createOpenApiDocument() as Document).components.schemas.ChatStreamEvent!.oneOf as Schema[];
+    expect(events.map((event) => (event.properties!.event as { const?: string } | undefined)?.const)).toEqual(['thought_trace', 'message', 'error', undefined]);
   });
 });

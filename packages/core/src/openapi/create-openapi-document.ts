@@ -21,23 +21,57 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
   return rest;
 }
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-
-function errorResponse(description: string, codes: string[]) {
-  return {
-    description: `${description} Codes: ${codes.join(', ')}.`,
-    headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
-    content: { 'application/json': { schema: ref('ErrorEnvelope') } },
-  };
+/**
+ * The handler reads a top-level `null` as absent (decisions §1) before zod sees the body, so
+ * the document lets every optional top-level field be `null` too.
+ */
+function withNullableOptionals(schema: JsonObject): JsonObject {
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const properties = Object.entries(schema.properties as Record<string, JsonObject>).map(([name, property]) => [
+    name,
+    required.has(name) ? property : { anyOf: [property, { type: 'null' }] },
+  ]);
+  return { ...schema, properties: Object.fromEntries(properties) };
 }
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+const rateLimitHeaders = Object.fromEntries(
+  ['limit', 'remaining', 'reset'].flatMap((part) => ['requests', 'tokens'].map((kind) => [`x-ratelimit-${part}-${kind}`, headerRef(`RateLimit-${part}-${kind}`)])),
+);
+
+/** Extra headers of some error statuses (decisions §1, §5). */
+const errorHeaders: Record<number, JsonObject> = {
+  405: { allow: { schema: { type: 'string' }, description: 'The methods the path accepts.' } },
+  429: {
+    'retry-after': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait (`rate_limit_exceeded`).' },
+    'retry-after-ms': { schema: { type: 'integer', minimum: 0 }, description: 'Milliseconds to wait (`rate_limit_exceeded`).' },
+    'x-should-retry': { schema: { type: 'string', const: 'false' }, description: 'Sent with `insufficient_quota`: retrying does not help.' },
+    ...rateLimitHeaders,
+  },
+};
 
 /** Error responses grouped by status, straight from the one code table. */
 function errorResponses(statuses: number[]): JsonObject {
-  const byStatus = new Map<number, string[]>();
-  for (const [code, { status }] of Object.entries(errorCodes)) {
-    if (statuses.includes(status)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  const byStatus = new Map<number, Map<string, string[]>>();
+  for (const [code, { status, type }] of Object.entries(errorCodes)) {
+    if (!statuses.includes(status)) continue;
+    const types = byStatus.get(status) ?? new Map<string, string[]>();
+    types.set(type, [...(types.get(type) ?? []), code]);
+    byStatus.set(status, types);
   }
-  return Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), errorResponse('Error envelope.', codes)]));
+  const describe = (types: Map<string, string[]>) => [...types].map(([type, codes]) => `\`${type}\`: ${codes.map((code) => `\`${code}\``).join(', ')}`).join('; ');
+  return Object.fromEntries(
+    [...byStatus].map(([status, types]) => [
+      String(status),
+      {
+        description: `The error envelope. ${describe(types)}.`,
+        headers: { 'x-request-id': headerRef('RequestId'), ...errorHeaders[status] },
+        content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+      },
+    ]),
+  );
 }
 
 const streamDescription = [
@@ -46,8 +80,37 @@ const streamDescription = [
   'a last `message` chunk with `finish_reason` and `usage`, then `data: [DONE]`. A failure after',
   'the first byte is `event: error` (ErrorEnvelope) and the stream ends without `[DONE]`. OpenAI',
   'format (`x-stream-format: openai`, or the `/compat/v1` prefix): the same chunks as unnamed',
-  '`data:` lines. `: keep-alive` comments are sent while idle.',
+  '`data:` lines. `: keep-alive` comments are sent while idle. `x-item-schema` describes one frame.',
 ].join(' ');
+
+const frame = (event: string | undefined, data: JsonObject, description: string): JsonObject => ({
+  type: 'object',
+  description,
+  properties: { ...(event === undefined ? {} : { event: { const: event } }), data },
+  required: event === undefined ? ['data'] : ['event', 'data'],
+  ...(event === undefined ? { not: { required: ['event'] } } : {}),
+  additionalProperties: false,
+});
+
+/**
+ * One frame of the event stream as `{ event?, data }`, `data` read as JSON (the literal
+ * `[DONE]` stays a string): what OpenAPI 3.2 calls the `itemSchema` of `text/event-stream`.
+ */
+const chatStreamEventSchema: JsonObject = {
+  description: 'One Server-Sent Events frame: its `event:` name (absent for unnamed frames) and its `data:` read as JSON; `[DONE]` stays a string.',
+  oneOf: [
+    frame('thought_trace', ref('ThoughtTraceChunk'), 'Quantum format: a piece of the reasoning trace (quantum-reasoner), before the answer.'),
+    frame('message', ref('ChatCompletionChunk'), 'Quantum format: a piece of the answer, a tool-call fragment, or the last chunk with `finish_reason` and `usage`.'),
+    frame('error', ref('ErrorEnvelope'), 'Quantum format: a failure after the first byte; the stream then ends without `[DONE]`.'),
+    frame(
+      undefined,
+      { anyOf: [{ const: '[DONE]' }, ref('ChatCompletionChunk'), ref('ErrorEnvelope')] },
+      '`data: [DONE]` ends every stream. In the OpenAI format every chunk and error is an unnamed frame too.',
+    ),
+  ],
+};
+
+const jsonContent = (schema: JsonObject) => ({ 'application/json': { schema } });
 
 /**
  * The OpenAPI 3.1 document of the service, generated from the same zod schemas the handler
@@ -57,13 +120,14 @@ const streamDescription = [
  * const document = createOpenApiDocument({ serverUrl: 'http://127.0.0.1:8080/v1' });
  */
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): JsonObject {
-  const authErrors = errorResponses([400, 401, 403, 404, 405, 413, 415, 429, 500, 502, 503, 504]);
+  const modelsSecurity = [{}, { bearerAuth: [] }];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Quantum chat-completions API',
       version: options.version ?? '1.0.0-preview',
-      description: 'Chat completions with streaming, reasoning traces and tool calling, and a model list.',
+      description:
+        'Chat completions with streaming, reasoning traces and tool calling, and a model list, in the common chat-completion format. An early-access preview: the interface may change at release.',
     },
     servers: [{ url: options.serverUrl ?? '/v1' }],
     security: [{ bearerAuth: [] }],
@@ -72,32 +136,27 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         post: {
           operationId: 'createChatCompletion',
           summary: 'Create a chat completion',
+          description:
+            'Generates the assistant message for a conversation: the whole completion, or (with `stream: true`) an event stream. `quantum-reasoner` adds a reasoning trace; with `tools` the model may answer with tool calls. `quantum-pro` needs the `elite` plan.',
           parameters: [
-            { name: 'x-stream-format', in: 'header', required: false, schema: { type: 'string', enum: ['quantum', 'openai'] }, description: 'The stream wire format.' },
+            { name: 'x-stream-format', in: 'header', required: false, schema: { type: 'string', enum: ['quantum', 'openai'] }, description: 'The stream wire format: `quantum` (named events, the default) or `openai` (unnamed `data:` lines).' },
             { name: 'X-Service-Signature', in: 'header', required: false, schema: { type: 'string' }, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (decisions §7).' },
           ],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('ChatCompletionRequest') } } },
+          requestBody: { required: true, content: jsonContent(ref('ChatCompletionRequest')) },
           responses: {
             '200': {
-              description: 'A completion (`stream` false) or an event stream (`stream` true).',
+              description: 'A completion (`stream` false or absent) or an event stream (`stream` true).',
               headers: {
-                'x-request-id': { $ref: '#/components/headers/RequestId' },
-                'x-quantum-ignored-params': { schema: { type: 'string' }, description: 'Unknown top-level fields that were ignored.' },
+                'x-request-id': headerRef('RequestId'),
+                'x-quantum-ignored-params': { schema: { type: 'string' }, description: 'Unknown top-level fields that were ignored, comma-separated.' },
+                ...rateLimitHeaders,
               },
               content: {
-                'application/json': { schema: ref('ChatCompletion') },
-                'text/event-stream': {
-                  schema: { type: 'string', description: streamDescription },
-                  'x-sse-events': {
-                    thought_trace: ref('ThoughtTraceChunk'),
-                    message: ref('ChatCompletionChunk'),
-                    error: ref('ErrorEnvelope'),
-                    done: { const: '[DONE]' },
-                  },
-                },
+                ...jsonContent(ref('ChatCompletion')),
+                'text/event-stream': { schema: { type: 'string', description: streamDescription }, 'x-item-schema': ref('ChatStreamEvent') },
               },
             },
-            ...authErrors,
+            ...errorResponses([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504]),
           },
         },
       },
@@ -105,10 +164,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         get: {
           operationId: 'listModels',
           summary: 'List models',
-          security: [{}, { bearerAuth: [] }],
+          description: 'The four models in spec order, with the plan each requires. With a valid key each model also says whether it is `available` to that key; an invalid key is a 401.',
+          security: modelsSecurity,
           responses: {
-            '200': { description: 'The four models in spec order.', content: { 'application/json': { schema: ref('ModelList') } } },
-            ...errorResponses([401, 405]),
+            '200': { description: 'The model list.', headers: { 'x-request-id': headerRef('RequestId') }, content: jsonContent(ref('ModelList')) },
+            ...errorResponses([401]),
           },
         },
       },
@@ -116,23 +176,39 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         get: {
           operationId: 'retrieveModel',
           summary: 'Retrieve a model',
-          security: [{}, { bearerAuth: [] }],
-          parameters: [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }],
+          security: modelsSecurity,
+          parameters: [{ name: 'model', in: 'path', required: true, schema: { type: 'string' }, description: 'A model id, e.g. `quantum-lite`.' }],
           responses: {
-            '200': { description: 'The model.', content: { 'application/json': { schema: ref('Model') } } },
-            ...errorResponses([401, 404, 405]),
+            '200': { description: 'The model.', headers: { 'x-request-id': headerRef('RequestId') }, content: jsonContent(ref('Model')) },
+            ...errorResponses([401, 404]),
           },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This document',
+          security: [{}],
+          responses: { '200': { description: 'The OpenAPI 3.1 document.', content: jsonContent({ type: 'object' }) } },
         },
       },
     },
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `qc_live_…` or `qc_test_…`.' } },
-      headers: { RequestId: { schema: { type: 'string' }, description: 'The request id, echoed or generated.' } },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `qc_live_…` or `qc_test_…` (test keys are answered by the deterministic reference engine).' } },
+      headers: {
+        RequestId: { schema: { type: 'string' }, description: 'The request id: a sane incoming `x-request-id` is echoed, otherwise one is generated.' },
+        ...Object.fromEntries(
+          ['limit', 'remaining', 'reset'].flatMap((part) =>
+            ['requests', 'tokens'].map((kind) => [`RateLimit-${part}-${kind}`, { schema: { type: 'string' }, description: `Rate limit ${part} (${kind}) of the key's organisation.` }]),
+          ),
+        ),
+      },
       schemas: {
-        ChatCompletionRequest: toSchema(chatCompletionRequestSchema, 'input'),
+        ChatCompletionRequest: withNullableOptionals(toSchema(chatCompletionRequestSchema, 'input')),
         ChatCompletion: toSchema(chatCompletionSchema, 'output'),
         ChatCompletionChunk: toSchema(chatCompletionChunkSchema, 'output'),
         ThoughtTraceChunk: toSchema(thoughtTraceChunkSchema, 'output'),
+        ChatStreamEvent: chatStreamEventSchema,
         Model: toSchema(modelSchema, 'output'),
         ModelList: toSchema(modelListSchema, 'output'),
         ErrorEnvelope: toSchema(errorEnvelopeSchema, 'output'),

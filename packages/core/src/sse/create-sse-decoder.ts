@@ -54,9 +54,10 @@ const streamOption: TextDecodeOptions = { stream: true };
  * Creates an incremental decoder of `text/event-stream` that follows the WHATWG HTML parsing
  * rules: LF, CR and CRLF line ends, comments, `event`/`data`/`id`/`retry` fields, a leading BOM.
  *
- * Each `feed` scans only the new text, with `indexOf`, and keeps an unfinished line as a list of
- * pieces joined once its line end arrives, so cost is linear in the input however it is cut
- * (eventsource-parser's note on O(N²) re-scans is the warning here).
+ * Each `feed` scans only the new text, once for CR and once per line for LF, with `indexOf`, and
+ * an unfinished line is kept as a rope of pieces rather than re-joined on every feed, so cost is
+ * linear in the input however it is cut (eventsource-parser's note on O(N²) re-scans is the
+ * warning here). Bytes are decoded by one streaming `TextDecoder`.
  *
  * @example
  * const decoder = createSseDecoder({ onEvent: (event) => console.log(event.event, event.data) });

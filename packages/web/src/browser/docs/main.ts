@@ -1,0 +1,52 @@
+// The API reference page: renders the server's own OpenAPI document, fetched from the API
+// (`<api base>/openapi.json`). Everything it needs is served by this server.
+import { apiBaseUrl, byId, h } from '../dom.js';
+import { httpMethods, operationAnchor, renderOperation, renderSchemaSection, type ApiDocument } from './render-operation.js';
+import { description } from './render-text.js';
+
+const reference = byId('reference');
+const toc = byId('toc');
+
+function overview(document: ApiDocument, openApiUrl: string): HTMLElement {
+  const base = new URL(document.servers?.[0]?.url ?? apiBaseUrl(), window.location.href).href;
+  const schemes = Object.entries(document.components?.securitySchemes ?? {});
+  return h(
+    'section',
+    { class: 'overview', id: 'overview' },
+    h('h1', {}, document.info.title, h('span', { class: 'version' }, document.info.version)),
+    description(document.info.description, 'lead'),
+    h('dl', { class: 'facts' }, h('dt', {}, 'Base URL'), h('dd', {}, h('code', {}, base)), h('dt', {}, 'OpenAPI'), h('dd', {}, h('a', { href: openApiUrl }, `openapi.json`), ` (OpenAPI ${document.openapi})`)),
+    schemes.length > 0 && h('h2', { id: 'authentication' }, 'Authentication'),
+    schemes.map(([name, scheme]) => h('div', { class: 'scheme' }, h('p', {}, h('code', {}, name), ': ', `${String(scheme.type)} ${String(scheme.scheme ?? '')}`.trim(), '.'), description(scheme.description))),
+  );
+}
+
+function tableOfContents(document: ApiDocument): HTMLElement[] {
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    httpMethods.filter((method) => item[method]).map((method) => h('li', {}, h('a', { href: `#${operationAnchor(method, path, item[method]!)}` }, h('span', { class: `method method-${method}` }, method.toUpperCase()), ' ', path))),
+  );
+  const schemas = Object.keys(document.components?.schemas ?? {}).map((name) => h('li', {}, h('a', { href: `#schema-${name}` }, name)));
+  return [h('a', { class: 'toc-title', href: '#overview' }, 'Overview'), h('h2', {}, 'Endpoints'), h('ul', {}, operations), h('h2', {}, 'Schemas'), h('ul', {}, schemas)];
+}
+
+function render(document: ApiDocument, openApiUrl: string): void {
+  const operations = Object.entries(document.paths).flatMap(([path, item]) => httpMethods.filter((method) => item[method]).map((method) => renderOperation(document, method, path, item[method]!)));
+  const schemas = Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => renderSchemaSection(name, schema));
+  reference.replaceChildren(overview(document, openApiUrl), h('h2', { id: 'endpoints' }, 'Endpoints'), ...operations, h('h2', { id: 'schemas' }, 'Schemas'), ...schemas);
+  toc.replaceChildren(...tableOfContents(document));
+  // The page was empty when the browser tried to scroll to the fragment.
+  if (window.location.hash) window.document.getElementById(window.location.hash.slice(1))?.scrollIntoView();
+}
+
+async function load(): Promise<void> {
+  const openApiUrl = `${apiBaseUrl()}/openapi.json`;
+  try {
+    const response = await fetch(openApiUrl, { headers: { accept: 'application/json' } });
+    if (!response.ok) throw new Error(`GET ${openApiUrl} answered ${response.status}.`);
+    render((await response.json()) as ApiDocument, openApiUrl);
+  } catch (error) {
+    reference.replaceChildren(h('div', { class: 'error', role: 'alert' }, h('p', { class: 'error-head' }, 'The API description could not be loaded.'), h('p', { class: 'error-message' }, error instanceof Error ? error.message : String(error))));
+  }
+}
+
+void load();

@@ -1,0 +1,68 @@
+import { h, type Child } from '../dom.js';
+import { description } from './render-text.js';
+import { constraintsOf, nestedObjectsOf, refName, typeSummary, variantsOf, type Schema } from './schema-summary.js';
+
+/** Deeper than this, nested objects are only named: the reader follows the links. */
+const maxDepth = 5;
+
+/** A type, linked to its schema section when it is a `$ref`. */
+export function typeLink(schema: unknown): HTMLElement {
+  const ref = typeof schema === 'object' && schema !== null ? (schema as Schema).$ref : undefined;
+  if (typeof ref === 'string') return h('a', { class: 'type', href: `#schema-${refName(ref)}` }, refName(ref));
+  return h('span', { class: 'type' }, typeSummary(schema));
+}
+
+function propertyRow(name: string, property: Schema, required: boolean, depth: number): HTMLElement {
+  const nested = typeof property.$ref === 'string' ? [] : nestedObjectsOf(property);
+  const constraints = constraintsOf(property);
+  return h(
+    'tr',
+    {},
+    h('td', { class: 'property-name' }, h('code', {}, name), required && h('span', { class: 'required', title: 'required' }, 'required')),
+    h('td', {}, typeLink(property)),
+    h(
+      'td',
+      {},
+      description(property.description),
+      constraints.length > 0 && h('p', { class: 'constraints' }, constraints.join(' · ')),
+      nested.length > 0 && depth < maxDepth && h('details', { class: 'nested' }, h('summary', {}, nested.length === 1 ? 'Fields' : `${nested.length} shapes`), ...nested.map((object) => renderSchema(object, depth + 1))),
+    ),
+  );
+}
+
+/** A union variant's name: its discriminating constant (`role: "user"`) when it has one, else its type. */
+function variantLabel(variant: Schema): HTMLElement {
+  const properties = typeof variant.properties === 'object' && variant.properties !== null ? (variant.properties as Record<string, Schema>) : {};
+  const discriminant = Object.entries(properties).find(([, property]) => 'const' in property || (Array.isArray(property.enum) && property.enum.length <= 3));
+  if (discriminant === undefined || typeof variant.$ref === 'string') return typeLink(variant);
+  return h('span', { class: 'variant-label' }, h('code', {}, discriminant[0]), ': ', typeSummary(discriminant[1]));
+}
+
+/**
+ * A schema as a reader wants it: an object as a table of its fields (required ones marked,
+ * nested objects unfoldable), a union as its variants, anything else as its type and
+ * constraints. `$ref`s are links to the schema's own section.
+ *
+ * @example
+ * reference.append(renderSchema(document.components.schemas.ChatCompletion));
+ */
+export function renderSchema(schema: Schema, depth = 0): HTMLElement {
+  const parts: Child[] = [description(schema.description)];
+  if (typeof schema.$ref === 'string') {
+    parts.push(h('p', {}, 'See ', typeLink(schema), '.'));
+  } else if (typeof schema.properties === 'object' && schema.properties !== null) {
+    const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+    const rows = Object.entries(schema.properties as Record<string, Schema>).map(([name, property]) => propertyRow(name, property, required.has(name), depth));
+    parts.push(h('table', { class: 'properties' }, h('thead', {}, h('tr', {}, h('th', {}, 'Field'), h('th', {}, 'Type'), h('th', {}, 'Description'))), h('tbody', {}, rows)));
+  } else if (variantsOf(schema) && variantsOf(schema)!.some((variant) => variant.type !== 'null')) {
+    const variants = variantsOf(schema)!;
+    parts.push(
+      h('p', { class: 'union' }, schema.oneOf ? 'Exactly one of:' : 'Any of:'),
+      h('ol', { class: 'variants' }, variants.map((variant) => h('li', {}, variantLabel(variant), nestedObjectsOf(variant).length > 0 && typeof variant.$ref !== 'string' ? renderSchema(variant, depth + 1) : description(variant.description)))),
+    );
+  } else {
+    const constraints = constraintsOf(schema);
+    parts.push(h('p', {}, typeLink(schema), constraints.length > 0 && ` (${constraints.join(', ')})`));
+  }
+  return h('div', { class: 'schema' }, parts);
+}

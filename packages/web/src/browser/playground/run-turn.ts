@@ -1,0 +1,43 @@
+import { APIUserAbortError, type ChatClient, type ChatCompletionCreateParams, type ToolCall } from '@quantum-chat/client';
+import type { AssistantTurn } from './assistant-turn.js';
+import { describeError } from './describe-error.js';
+
+/** How a turn ended: with an answer (maybe tool calls), stopped by the user, or failed. */
+export type TurnOutcome = { kind: 'answer'; content: string; toolCalls: ToolCall[] } | { kind: 'stopped' } | { kind: 'failed' };
+
+/**
+ * Sends one request and fills `turn` as the answer arrives: streamed piece by piece, or
+ * whole. Never throws: failures are shown in the turn with their type and message.
+ *
+ * @example
+ * const outcome = await runTurn(client, { model, messages }, true, turn, retry, controller.signal);
+ */
+export async function runTurn(client: ChatClient, request: ChatCompletionCreateParams, stream: boolean, turn: AssistantTurn, retry: () => void, signal: AbortSignal): Promise<TurnOutcome> {
+  try {
+    if (!stream) {
+      const completion = await client.chat.completions.create(request, { signal });
+      const choice = completion.choices[0];
+      const message = choice?.message;
+      if (message?.reasoning_content) turn.addReasoning(message.reasoning_content);
+      if (message?.content) turn.addContent(message.content);
+      turn.finish(choice?.finish_reason ?? null, completion.usage ?? null);
+      return { kind: 'answer', content: message?.content ?? '', toolCalls: message?.tool_calls ?? [] };
+    }
+    const events = client.chat.completions.stream(request, { signal });
+    for await (const event of events) {
+      if (event.type === 'reasoning') turn.addReasoning(event.text);
+      else if (event.type === 'content') turn.addContent(event.text);
+      else if (event.type === 'tool-call-delta') turn.addToolCallFragment(event);
+    }
+    const collected = await events.collect();
+    turn.finish(collected.finishReason, collected.usage);
+    return { kind: 'answer', content: collected.content, toolCalls: collected.toolCalls };
+  } catch (error) {
+    if (APIUserAbortError.isInstance(error)) {
+      turn.stopped();
+      return { kind: 'stopped' };
+    }
+    turn.fail(describeError(error), retry);
+    return { kind: 'failed' };
+  }
+}

@@ -1,0 +1,132 @@
+import { loadCases, type ConformanceCase } from '@quantum-chat/conformance';
+import { createChatHandler, type ChatEngine } from '@quantum-chat/core';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createSchemaValidator } from './openapi-schemas.js';
+import { parseSseFrames } from './parse-sse-frames.js';
+
+type Json = Record<string, unknown>;
+interface Operation {
+  parameters?: { name: string; in: string; schema: unknown }[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { content?: Record<string, { schema: unknown; 'x-item-schema'?: unknown }> }>;
+}
+
+// The document is only read here: no request reaches the engine.
+const engine: ChatEngine = {
+  async *generate() {
+    throw new Error('not called');
+  },
+};
+
+/** The document exactly as a host serves it: `GET /v1/openapi.json` through the handler's fetch face. */
+async function fetchServedDocument(): Promise<Json> {
+  const response = await createChatHandler({ engine }).fetch(new Request('http://127.0.0.1/v1/openapi.json'));
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/u);
+  return (await response.json()) as Json;
+}
+
+/** The document's operation for a case's request, if it documents that path and method. */
+function operationOf(document: Json, method: string, path: string): Operation | undefined {
+  const paths = document.paths as Record<string, Record<string, Operation>>;
+  for (const [template, item] of Object.entries(paths)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/gu, '[^/]+')}$`, 'u');
+    if (pattern.test(path)) return item[method.toLowerCase()];
+  }
+  return undefined;
+}
+
+const mediaType = (contentType: string | null | undefined) => (contentType ?? '').split(';', 1)[0]!.trim();
+
+/** A frame as the document's `ChatStreamEvent` describes it: the name, and the data as JSON (`[DONE]` stays text). */
+const frameValue = (frame: { event: string | undefined; data: string }) => ({
+  ...(frame.event === undefined ? {} : { event: frame.event }),
+  data: frame.data === '[DONE]' ? frame.data : (JSON.parse(frame.data) as unknown),
+});
+
+describe('the served OpenAPI document', () => {
+  let document: Json;
+  let schemas: ReturnType<typeof createSchemaValidator>;
+  beforeAll(async () => {
+    document = await fetchServedDocument();
+    schemas = createSchemaValidator(document);
+  });
+
+  it('should be a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('should hold JSON Schema 2020-12 schemas that compile in strict mode', () => {
+    expect(() => schemas.compileAll()).not.toThrow();
+  });
+
+  it('should describe bearer auth, the x-stream-format header and the stream events', () => {
+    const components = document.components as { securitySchemes: Json; schemas: Json };
+    expect(components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const chat = operationOf(document, 'POST', '/chat/completions')!;
+    expect(chat.parameters?.find((parameter) => parameter.name === 'x-stream-format')?.schema).toEqual({ type: 'string', enum: ['quantum', 'openai'] });
+    expect(chat.responses['200']!.content!['text/event-stream']!['x-item-schema']).toEqual({ $ref: '#/components/schemas/ChatStreamEvent' });
+    for (const status of ['400', '401', '403', '404', '413', '415', '429', '500', '503']) {
+      expect(chat.responses[status]?.content?.['application/json']?.schema, status).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+    }
+  });
+
+  it('should refuse what the server never sends, so the checks below are not vacuous', () => {
+    const chunk = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'quantum-lite', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] };
+    const event = { $ref: '#/components/schemas/ChatStreamEvent' };
+    expect(schemas.validate(event, { event: 'message', data: chunk })).toBeUndefined();
+    expect(schemas.validate(event, { data: chunk })).toBeUndefined();
+    expect(schemas.validate(event, { data: '[DONE]' })).toBeUndefined();
+    expect(schemas.validate(event, { event: 'thought_trace', data: chunk })).toBeDefined();
+    expect(schemas.validate(event, { event: 'message', data: { ...chunk, choices: 'none' } })).toBeDefined();
+    expect(schemas.validate(event, { event: 'done', data: '[DONE]' })).toBeDefined();
+    expect(schemas.validate({ $ref: '#/components/schemas/ErrorEnvelope' }, { error: { message: 'x', type: 'x', param: null, code: 429 } })).toBeDefined();
+    expect(schemas.validate({ $ref: '#/components/schemas/ChatCompletionRequest' }, { model: 'quantum-lite', messages: [] })).toBeDefined();
+    expect(schemas.validate({ $ref: '#/components/schemas/ChatCompletionRequest' }, { model: 'quantum-lite', messages: [{ role: 'user', content: 'Hi' }], temperature: 3 })).toBeDefined();
+  });
+
+  describe.each(loadCases().map((testCase) => [testCase.id, testCase] as const))('conformance case %s', (_id, testCase: ConformanceCase) => {
+    const accepted = testCase.expect.status < 400;
+
+    // Bodies of refused requests are often invalid on purpose: only accepted ones must match.
+    if (accepted && testCase.request.body !== undefined) {
+      it('should have a request body the document accepts', () => {
+        const operation = operationOf(document, testCase.request.method, testCase.request.path);
+        const schema = operation?.requestBody?.content[mediaType(testCase.request.headers['content-type'])]?.schema;
+        expect(schema, 'documented request body').toBeDefined();
+        const body = JSON.parse(new TextDecoder().decode(testCase.request.body)) as unknown;
+        expect(schemas.validate(schema, body)).toBeUndefined();
+      });
+    }
+
+    it('should have request headers the document accepts', () => {
+      const parameters = operationOf(document, testCase.request.method, testCase.request.path)?.parameters ?? [];
+      for (const parameter of parameters.filter((candidate) => candidate.in === 'header')) {
+        const value = testCase.request.headers[parameter.name.toLowerCase()];
+        if (value !== undefined && accepted) expect(schemas.validate(parameter.schema, value), parameter.name).toBeUndefined();
+      }
+    });
+
+    it('should have a response the document describes', () => {
+      const operation = operationOf(document, testCase.request.method, testCase.request.path);
+      const contentType = mediaType(testCase.expect.headers['content-type']);
+      // Unknown paths and methods have no operation: their body is still the error envelope.
+      const content = operation === undefined ? { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } : operation.responses[String(testCase.expect.status)]?.content?.[contentType];
+      expect(content, `${testCase.expect.status} ${contentType} documented`).toBeDefined();
+      if (testCase.response.kind === 'json') {
+        expect(schemas.validate(content!.schema, testCase.response.value)).toBeUndefined();
+        return;
+      }
+      const frames = parseSseFrames(new TextDecoder().decode(testCase.response.bytes));
+      expect(frames.length).toBeGreaterThan(1);
+      for (const [index, frame] of frames.entries()) {
+        expect(schemas.validate(content!['x-item-schema'], frameValue(frame)), `frame ${index}: ${frame.data}`).toBeUndefined();
+      }
+    });
+  });
+});
