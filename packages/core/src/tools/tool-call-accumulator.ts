@@ -102,10 +102,10 @@ export function createToolCallAccumulator(options: ToolCallAccumulatorOptions = 
   function add(delta: ToolCallDelta): void {
     const call = find(delta);
     latest = call;
-    const fn = delta.function;
-    if (fn === null || fn === undefined) return;
-    if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
-    const raw = fn.arguments;
+    const part = delta.function;
+    if (part === null || part === undefined) return;
+    if (call.name === '' && typeof part.name === 'string') call.name = part.name;
+    const raw = part.arguments;
     if (raw === null || raw === undefined) return;
     const piece = typeof raw === 'string' ? raw : JSON.stringify(raw);
     call.hasArguments = true;
