@@ -1,5 +1,6 @@
 import { createChatHandler, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
+import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createChatRequestLogging } from './chat-request-logging.js';
 import type { ServerConfig } from './config-schema.js';
@@ -78,6 +79,8 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   registerHealthRoute(app);
   await app.register(fastifyQuantumChat, { prefix: '/v1', handler: createChatHandler({ ...shared, streamFormat: 'quantum' }) });
   await app.register(fastifyQuantumChat, { prefix: '/compat/v1', handler: createChatHandler({ ...shared, streamFormat: 'openai' }) });
+  // GET / (playground) and GET /docs (API reference), served from @quantum-chat/web's own files.
+  await app.register(quantumChatWeb, { apiBasePath: '/v1' });
 
   let closing: Promise<void> | undefined;
   app.decorate('shutdownGracefully', () => {
