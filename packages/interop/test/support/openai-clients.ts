@@ -28,7 +28,7 @@ export interface OpenAIClientVersion {
    * chunks; any other `event:` name is yielded as an `{ event, data }` wrapper.
    */
   wrapsNamedEvents: boolean;
-  create(options: { apiKey: string; baseURL: string; defaultHeaders?: Record<string, string | null>; maxRetries?: number }): OpenAILike;
+  create(options: { apiKey: string; baseURL: string; defaultHeaders?: Record<string, string | null>; maxRetries?: number; defaultQuery?: Record<string, string> }): OpenAILike;
   /** `chat.completions.stream()` (5.x and later) or `beta.chat.completions.stream()` (4.x). */
   streamHelper(client: OpenAILike, body: Record<string, unknown>): ChatCompletionStreamLike;
   /** The SDK's error classes, to check `instanceof` against the right copy. */
