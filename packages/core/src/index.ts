@@ -63,10 +63,11 @@ export type { SseEventInit } from './sse/encode-sse-event.js';
 export { createSseDecoder } from './sse/create-sse-decoder.js';
 export type { SseDecoder, SseDecoderCallbacks, SseEvent } from './sse/create-sse-decoder.js';
 export { SseDecoderStream } from './sse/sse-decoder-stream.js';
+export type { SseDecoderStreamOptions } from './sse/sse-decoder-stream.js';
 
 /** Tool calls: definition checks and the streaming accumulator. */
 export { createToolCallAccumulator } from './tools/tool-call-accumulator.js';
-export type { ToolCallAccumulator } from './tools/tool-call-accumulator.js';
+export type { ToolCallAccumulator, ToolCallAccumulatorOptions } from './tools/tool-call-accumulator.js';
 export { findToolSchemaProblem } from './tools/validate-tool-schema.js';
 
 /** Errors: one class, one code table, one function to the envelope. */
