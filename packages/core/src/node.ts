@@ -7,3 +7,5 @@ export type { ReadChatRequestOptions } from './node/read-chat-request.js';
 /** Write the core's response to a Node response, honouring backpressure. */
 export { writeChatResponse } from './node/write-chat-response.js';
 export type { NodeIncomingMessageLike, NodeServerResponseLike } from './node/node-like.js';
+/** For hosts that stream through their own writer: close the connection of a stalled stream. */
+export { onStreamStalled } from './http/guard-stream.js';

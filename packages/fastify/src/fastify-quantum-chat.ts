@@ -10,6 +10,7 @@ import {
   type ChatHttpRequestBody,
   type ChatHttpResponse,
 } from '@quantum-chat/core';
+import { onStreamStalled } from '@quantum-chat/core/node';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Handler options, or an existing handler as `{ handler }` (one handler can serve several hosts). */
@@ -18,7 +19,11 @@ export type FastifyQuantumChatOptions = ChatHandlerOptions | { handler: ChatHand
 function send(reply: FastifyReply, response: ChatHttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
   // Through reply.send, so other plugins' hooks and headers (CORS, ...) still apply.
-  return reply.send('events' in response ? Readable.from(response.events, { objectMode: false }) : response.body);
+  if (!('events' in response)) return reply.send(response.body);
+  const body = Readable.from(response.events, { objectMode: false });
+  // A stream the core gave up on (the client stopped reading): Fastify destroys the socket.
+  onStreamStalled(response.events, (error) => body.destroy(error));
+  return reply.send(body);
 }
 
 /**
@@ -40,9 +45,12 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
   /** Hands a request to the core; a body Fastify refused itself arrives as `rejected`. */
   async function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
     const controller = new AbortController();
-    reply.raw.on('close', () => {
+    const clientGone = () => {
       if (!reply.raw.writableEnded) controller.abort(new Error('The client closed the connection.'));
-    });
+    };
+    // The client may have left while the body was read: 'close' has fired already then.
+    if (reply.raw.destroyed) clientGone();
+    else reply.raw.on('close', clientGone);
     const response = await handler.handle({
       method: request.method,
       path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
@@ -56,6 +64,8 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
   fastify.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 500) return send(reply, toErrorHttpResponse(error));
+    // A malformed content-type is refused before the body is read: the core answers 415 from the header.
+    if (status === 415) return answer(request, reply, { kind: 'empty' });
     return answer(request, reply, { kind: 'rejected', reason: status === 413 ? 'too-large' : 'unreadable' });
   });
 

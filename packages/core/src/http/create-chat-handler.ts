@@ -34,6 +34,12 @@ export interface ChatHandlerOptions {
   /** Idle time before a `: keep-alive` comment on a stream; 15 s by default, 0 turns it off. */
   keepAliveIntervalMs?: number;
   /**
+   * How long a stream may wait for its client to read (the socket stays full) before it is
+   * given up: the engine is aborted, the request settled and the connection closed. 60 s by
+   * default, 0 turns it off.
+   */
+  stallTimeoutMs?: number;
+  /**
    * Aborted when the server shuts down: new chat requests get 503 `shutting_down`, and open
    * ones end with a `shutting_down` error (an error frame, without `[DONE]`, for streams).
    */
@@ -147,6 +153,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       streamFormat: format,
       includeUsage: validated.includeUsage,
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
+      stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
       onSettled: (outcome: Parameters<Admission['settle']>[0]) => {
         void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
         options.onRequestSettled?.({ requestId, principal, model: model.id, ...outcome });

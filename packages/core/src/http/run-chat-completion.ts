@@ -4,6 +4,7 @@ import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
 import type { ToolCall } from '../schemas/tool-call.js';
+import { guardStream } from './guard-stream.js';
 import { createStreamFrameEncoder, type StreamFormat } from './stream-frame-encoder.js';
 import { createToolCallIndexer } from './tool-call-indexer.js';
 import { toWireUsage } from './wire-usage.js';
@@ -21,6 +22,12 @@ export interface RunSettings {
   streamFormat: StreamFormat;
   includeUsage: boolean;
   keepAliveIntervalMs: number;
+  /**
+   * How long a stream may leave a frame unread, the consumer not pulling the next one (the
+   * socket is full because the client stopped reading), before the core gives up on it.
+   * 0 or less: never.
+   */
+  stallTimeoutMs?: number;
   /** Called once with how the request ended, to settle quota and log. */
   onSettled(outcome: AdmissionOutcome): void;
 }
@@ -73,9 +80,9 @@ function startEngine(settings: RunSettings) {
     else signal.addEventListener('abort', abort, { once: true });
   }
   const iterator = settings.engine.generate(settings.request, { signal: controller.signal, requestId: settings.requestId })[Symbol.asyncIterator]();
-  const stop = () => {
+  const stop = (reason: unknown = new Error('The response ended.')) => {
     for (const signal of sources) signal.removeEventListener('abort', abort);
-    if (!controller.signal.aborted) controller.abort(new Error('The response ended.'));
+    if (!controller.signal.aborted) controller.abort(reason);
     // Errors from an engine's cleanup must not mask how the request ended.
     void Promise.resolve(iterator.return?.()).catch(() => undefined);
   };
@@ -238,23 +245,26 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
     }
   }
 
-  const generator = frames();
-  let started = false;
-  const frameIterator: AsyncIterableIterator<string> = {
-    [Symbol.asyncIterator]: () => frameIterator,
-    next: () => {
-      started = true;
-      return generator.next();
-    },
-    return: (value?: unknown) => {
-      // A host may stop before reading one frame (the client left right after the headers);
-      // the generator's body, and so its cleanup, would then never run.
-      if (!started) {
-        settle(true);
-        stop();
-      }
-      return generator.return(value as undefined);
-    },
+  // A client that leaves settles the request at once, even while nobody pulls a frame (the
+  // host waits for `drain`, or has not started reading the stream yet).
+  const onClientGone = () => {
+    settle(true);
+    stop();
   };
-  return frameIterator;
+  if (settings.signal.aborted) onClientGone();
+  else settings.signal.addEventListener('abort', onClientGone, { once: true });
+
+  return guardStream(frames(), settings.stallTimeoutMs ?? 0, {
+    onStalled(error) {
+      settle(true);
+      stop(error);
+    },
+    onEnded() {
+      settings.signal.removeEventListener('abort', onClientGone);
+      // A host may stop before reading one frame (the client left right after the headers);
+      // the generator's body, and so its `finally`, would then never run.
+      settle(true);
+      stop();
+    },
+  });
 }

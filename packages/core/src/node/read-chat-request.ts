@@ -63,9 +63,12 @@ export async function readChatRequest(
   options: ReadChatRequestOptions = {},
 ): Promise<ChatHttpRequest> {
   const controller = new AbortController();
-  res.on('close', () => {
+  const clientGone = () => {
     if (!res.writableEnded) controller.abort(new Error('The client closed the connection.'));
-  });
+  };
+  // A host parser may have read the body while the client left: 'close' has fired already then.
+  if (res.destroyed) clientGone();
+  else res.on('close', clientGone);
   const path = options.path ?? (req.url ?? '/').split('?', 1)[0]!;
   const body: ChatHttpRequestBody =
     options.parsedBody !== undefined ? { kind: 'parsed', value: options.parsedBody } : await readBody(req, options.maxBodyBytes ?? defaultMaxBodyBytes);

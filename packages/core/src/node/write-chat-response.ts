@@ -1,5 +1,9 @@
+import { isStreamStalledError, onStreamStalled } from '../http/guard-stream.js';
 import type { ChatHttpResponse } from '../http/chat-http-types.js';
 import type { NodeServerResponseLike } from './node-like.js';
+
+/** Node's `ServerResponse.destroy()`, which closes the socket (not in the structural type). */
+type DestroyableResponse = NodeServerResponseLike & { destroy?(error?: Error): unknown };
 
 /** Resolves on `drain`, or on `close` (a gone client never drains). */
 function drained(res: NodeServerResponseLike): Promise<void> {
@@ -18,7 +22,9 @@ function drained(res: NodeServerResponseLike): Promise<void> {
  * Writes the core's response to a Node response. Streams are written frame by frame: the
  * writer waits for `drain` when the socket is full (so a slow reader stops the engine
  * rather than filling memory) and calls `flush()` after each frame, because `compression`
- * would otherwise hold SSE frames back. `end()` is always called.
+ * would otherwise hold SSE frames back. A stream ends with `end()`; one the core gave up on
+ * (its client stopped reading past `stallTimeoutMs`) or that failed closes the connection
+ * instead, since it cannot be ended truthfully. It never rejects for a stalled stream.
  *
  * @example
  * await writeChatResponse(res, await handler.handle(request));
@@ -30,9 +36,13 @@ export async function writeChatResponse(res: NodeServerResponseLike, response: C
     res.end(response.body);
     return;
   }
+  const destroy = (error?: Error) => (res as DestroyableResponse).destroy?.(error);
+  // The writer may be parked on `drain` that never comes: the core tells us to close instead.
+  const unsubscribe = onStreamStalled(response.events, () => destroy());
   res.writeHead(response.status);
   res.flush?.();
   const iterator = response.events[Symbol.asyncIterator]();
+  let failed = false;
   try {
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
       if (res.destroyed) break;
@@ -40,9 +50,14 @@ export async function writeChatResponse(res: NodeServerResponseLike, response: C
       res.flush?.();
       if (!fits) await drained(res);
     }
+  } catch (error) {
+    failed = true;
+    destroy();
+    if (!isStreamStalledError(error)) throw error;
   } finally {
+    unsubscribe();
     // Stops the engine when the loop ended early (client gone); a no-op after a normal end.
     await iterator.return?.();
-    if (!res.writableEnded) res.end();
+    if (!failed && !res.writableEnded && !res.destroyed) res.end();
   }
 }

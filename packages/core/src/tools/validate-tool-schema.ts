@@ -1,38 +1,80 @@
 import Ajv from 'ajv';
+import { findUnsafePattern } from './find-unsafe-pattern.js';
 
 /** Why a tool's `parameters` was refused, with the path inside the schema when known. */
 export interface ToolSchemaProblem {
   message: string;
 }
 
-// Schema nodes beyond this are refused: checking must never stall the event loop.
-const maxSchemaNodes = 10_000;
+// Past these the schema is refused: checking it (and an engine using it) must never stall
+// the event loop. Values count objects, arrays and primitives alike, so a 500,000-item `enum`
+// is as refused as 10,000 nested objects.
+const maxSchemaValues = 10_000;
+// Ajv's meta-schema checks that an `enum` has no duplicates by comparing every pair deeply, so
+// its cost grows with the square of the enum: all enums together may hold this many values
+// (nested ones counted), the cap OpenAI's structured outputs use too.
+const maxEnumValues = 1000;
 const knownMetaSchemas = new Set([
   'http://json-schema.org/draft-07/schema#',
   'http://json-schema.org/draft-07/schema',
   'https://json-schema.org/draft/2020-12/schema',
   'http://json-schema.org/schema#',
 ]);
+// Keywords whose values are data, not schemas: a `pattern` key inside them is not a regex.
+const dataKeywords = new Set(['enum', 'const', 'default', 'examples']);
+// Keywords whose values map names to schemas: a property may well be called `default`.
+const namedSchemaKeywords = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies', 'dependentSchemas']);
 
 let metaValidator: Ajv | undefined;
 
-/** Walks the schema once: counts nodes and finds `$ref`s that point outside the document. */
+/** A JSON Pointer-ish path for messages: `/properties/code/pattern`. */
+function pointer(path: readonly string[]): string {
+  return path.length === 0 ? '/' : `/${path.map((segment) => segment.slice(0, 40)).join('/')}`;
+}
+
+/**
+ * Walks the schema once, without recursion: counts values, finds `$ref`s that point outside
+ * the document, and checks every regex (`pattern`, `patternProperties` keys) before any engine
+ * or validator compiles one.
+ */
 function findStructuralProblem(schema: unknown): string | undefined {
-  const pending: unknown[] = [schema];
-  let nodes = 0;
+  // `schema`: keys are keywords; `names`: keys are names and values schemas; `data`: plain JSON.
+  type Pending = { node: unknown; path: string[]; role: 'schema' | 'names' | 'data'; inEnum: boolean };
+  const pending: Pending[] = [{ node: schema, path: [], role: 'schema', inEnum: false }];
+  let values = 0;
+  let enumValues = 0;
   while (pending.length > 0) {
-    const node = pending.pop();
+    const { node, path, role, inEnum } = pending.pop()!;
+    if (++values > maxSchemaValues) return `the schema has more than ${maxSchemaValues} values`;
+    if (inEnum && ++enumValues > maxEnumValues) return `the schema's enums hold more than ${maxEnumValues} values`;
     if (typeof node !== 'object' || node === null) continue;
-    if (++nodes > maxSchemaNodes) return `the schema has more than ${maxSchemaNodes} nodes`;
+    // Everything pending is counted when popped: refuse a long array or object before queueing it.
+    const size = Array.isArray(node) ? node.length : Object.keys(node).length;
+    if (values + pending.length + size > maxSchemaValues) return `the schema has more than ${maxSchemaValues} values`;
     if (Array.isArray(node)) {
-      pending.push(...node);
+      // One at a time: `push(...node)` overflows the stack for a long array. Items of a schema
+      // array (`allOf`, `items` as a tuple) are schemas.
+      const itemRole = role === 'data' ? 'data' : 'schema';
+      for (let index = node.length - 1; index >= 0; index--) pending.push({ node: node[index], path: [...path, String(index)], role: itemRole, inEnum });
       continue;
     }
     for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) {
-        return `remote $ref "${value.slice(0, 100)}" is not allowed; only local refs starting with "#" are`;
+      const at = [...path, key];
+      if (role === 'schema') {
+        if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) {
+          return `remote $ref "${value.slice(0, 100)}" at ${pointer(path)} is not allowed; only local refs starting with "#" are`;
+        }
+        const unsafe = key === 'pattern' && typeof value === 'string' ? findUnsafePattern(value) : undefined;
+        if (unsafe !== undefined) return `the pattern at ${pointer(at)} ${unsafe}`;
+        if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
+          for (const source of Object.keys(value)) {
+            const unsafeKey = findUnsafePattern(source);
+            if (unsafeKey !== undefined) return `the patternProperties key "${source.slice(0, 40)}" at ${pointer(at)} ${unsafeKey}`;
+          }
+        }
       }
-      if (typeof value === 'object' && value !== null) pending.push(value);
+      const childRole = role === 'data' || (role === 'schema' && dataKeywords.has(key)) ? 'data' : role === 'schema' && namedSchemaKeywords.has(key) ? 'names' : 'schema';
+      pending.push({ node: value, path: at, role: childRole, inEnum: inEnum || (role === 'schema' && key === 'enum') });
     }
   }
   return undefined;
@@ -40,7 +82,13 @@ function findStructuralProblem(schema: unknown): string | undefined {
 
 /**
  * Checks that a tool's `parameters` is a valid JSON Schema object (draft-07 meta-schema, via
- * ajv) with no remote `$ref`. Returns a problem or `undefined`. Nothing is fetched.
+ * ajv) with no remote `$ref`, at most 10,000 values (1,000 in enums), and only regexes that compile and cannot
+ * backtrack exponentially. Returns a problem or `undefined`. Nothing is fetched and nothing is
+ * compiled but the patterns themselves, so the check takes milliseconds at worst.
+ *
+ * @example
+ * findToolSchemaProblem({ type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+$' } } });
+ * // { message: 'the pattern at /properties/id/pattern repeats a group that itself repeats ...' }
  */
 export function findToolSchemaProblem(parameters: Record<string, unknown>): ToolSchemaProblem | undefined {
   const structural = findStructuralProblem(parameters);
