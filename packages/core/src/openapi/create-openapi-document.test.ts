@@ -12,11 +12,13 @@ describe('createOpenApiDocument', () => {
     expect(Object.keys(document.components.schemas.ChatCompletionRequest!.properties!)).toContain('tool_choice');
   });
 
-  it('should let optional request fields be null, as the handler reads null as absent', () => {
+  it('should let optional request fields be null, as the handler reads null as absent, and give their defaults', () => {
     const request = createOpenApiDocument().components as Document['components'];
     const properties = request.schemas.ChatCompletionRequest!.properties!;
-    expect(properties.temperature).toEqual({ anyOf: [{ type: 'number', minimum: 0, maximum: 2 }, { type: 'null' }] });
-    expect(properties.model).toEqual({ type: 'string' });
+    expect(properties.temperature).toMatchObject({ anyOf: [{ type: 'number', minimum: 0, maximum: 2 }, { type: 'null' }], default: 0.7 });
+    expect(properties.max_tokens).toMatchObject({ default: 4096 });
+    expect(properties.model).toMatchObject({ type: 'string' });
+    expect(properties.model).not.toHaveProperty('anyOf');
   });
 
   it('should describe one stream frame per event name, and the unnamed frames', () => {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { errorCodes } from '../errors/error-codes.js';
 import { chatCompletionChunkSchema } from '../schemas/chat-completion-chunk.js';
-import { chatCompletionRequestSchema } from '../schemas/chat-completion-request.js';
+import { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxTokensCeiling } from '../schemas/chat-completion-request.js';
 import { chatCompletionSchema } from '../schemas/chat-completion.js';
 import { errorEnvelopeSchema } from '../schemas/error-envelope.js';
 import { modelListSchema, modelSchema } from '../schemas/model.js';
@@ -21,15 +21,35 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
   return rest;
 }
 
+/** What the reference says of each request field (spec §4.1, decisions §2), with the defaults the handler applies. */
+const requestFieldNotes: Record<string, { description: string; default?: unknown }> = {
+  model: { description: 'One of `quantum-lite`, `quantum-flash`, `quantum-reasoner`, `quantum-pro` (needs the `elite` plan). An unknown model is 404 `model_not_found`.' },
+  messages: { description: 'The conversation: `system` (or `developer`), `user`, `assistant` and `tool` messages. A `tool` message answers an earlier assistant tool call through `tool_call_id`.' },
+  stream: { description: 'Stream the answer as Server-Sent Events.', default: false },
+  temperature: { description: 'From 0 (deterministic) to 2 (creative).', default: defaultTemperature },
+  max_tokens: { description: `Upper bound on generated tokens, reasoning included; at most ${maxTokensCeiling}.`, default: defaultMaxTokens },
+  max_completion_tokens: { description: 'Another name for `max_tokens`; if both are given they must be equal.' },
+  stop: { description: 'A sequence, or up to 4, where generation stops.' },
+  seed: { description: 'Accepted and validated; the reference engine is deterministic with or without it.' },
+  user: { description: 'An id of your end user.' },
+  metadata: { description: 'At most 16 string values.' },
+  n: { description: 'Only 1 is supported; anything else is 400 `unsupported_value`.' },
+  parallel_tool_calls: { description: 'Let the model call several tools at once.', default: true },
+  stream_options: { description: '`include_usage`: one more chunk with `choices: []` and `usage` before `[DONE]`.' },
+  tools: { description: 'Function tools the model may call (at most 128). Names match `^[a-zA-Z0-9_-]{1,64}$`; `parameters` is a JSON Schema object.' },
+  tool_choice: { description: '`auto` (the default with tools), `none` (the default without), `required`, or `{"type": "function", "function": {"name": …}}`.' },
+};
+
 /**
- * The handler reads a top-level `null` as absent (decisions §1) before zod sees the body, so
- * the document lets every optional top-level field be `null` too.
+ * The request schema as the reference shows it: each field described, with its default. The
+ * handler reads a top-level `null` as absent (decisions §1) before zod sees the body, so every
+ * optional top-level field may be `null` too.
  */
-function withNullableOptionals(schema: JsonObject): JsonObject {
+function describeRequest(schema: JsonObject): JsonObject {
   const required = new Set((schema.required as string[] | undefined) ?? []);
   const properties = Object.entries(schema.properties as Record<string, JsonObject>).map(([name, property]) => [
     name,
-    required.has(name) ? property : { anyOf: [property, { type: 'null' }] },
+    { ...(required.has(name) ? property : { anyOf: [property, { type: 'null' }] }), ...requestFieldNotes[name] },
   ]);
   return { ...schema, properties: Object.fromEntries(properties) };
 }
@@ -204,7 +224,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         ),
       },
       schemas: {
-        ChatCompletionRequest: withNullableOptionals(toSchema(chatCompletionRequestSchema, 'input')),
+        ChatCompletionRequest: describeRequest(toSchema(chatCompletionRequestSchema, 'input')),
         ChatCompletion: toSchema(chatCompletionSchema, 'output'),
         ChatCompletionChunk: toSchema(chatCompletionChunkSchema, 'output'),
         ThoughtTraceChunk: toSchema(thoughtTraceChunkSchema, 'output'),

@@ -7,6 +7,13 @@ import { description } from './render-text.js';
 const reference = byId('reference');
 const toc = byId('toc');
 
+/** `HTTP bearer token`, `API key in header x-api-key`, … */
+function schemeKind(scheme: Record<string, unknown>): string {
+  if (scheme.type === 'http') return `HTTP ${String(scheme.scheme ?? '')} token`.replace('  ', ' ');
+  if (scheme.type === 'apiKey') return `API key in ${String(scheme.in)} ${String(scheme.name)}`;
+  return String(scheme.type);
+}
+
 function overview(document: ApiDocument, openApiUrl: string): HTMLElement {
   const base = new URL(document.servers?.[0]?.url ?? apiBaseUrl(), window.location.href).href;
   const schemes = Object.entries(document.components?.securitySchemes ?? {});
@@ -17,7 +24,7 @@ function overview(document: ApiDocument, openApiUrl: string): HTMLElement {
     description(document.info.description, 'lead'),
     h('dl', { class: 'facts' }, h('dt', {}, 'Base URL'), h('dd', {}, h('code', {}, base)), h('dt', {}, 'OpenAPI'), h('dd', {}, h('a', { href: openApiUrl }, `openapi.json`), ` (OpenAPI ${document.openapi})`)),
     schemes.length > 0 && h('h2', { id: 'authentication' }, 'Authentication'),
-    schemes.map(([name, scheme]) => h('div', { class: 'scheme' }, h('p', {}, h('code', {}, name), ': ', `${String(scheme.type)} ${String(scheme.scheme ?? '')}`.trim(), '.'), description(scheme.description))),
+    schemes.map(([name, scheme]) => h('div', { class: 'scheme' }, h('p', {}, h('code', {}, name), ` (${schemeKind(scheme)})`), description(scheme.description))),
   );
 }
 

@@ -30,12 +30,20 @@ function propertyRow(name: string, property: Schema, required: boolean, depth: n
   );
 }
 
-/** A union variant's name: its discriminating constant (`role: "user"`) when it has one, else its type. */
-function variantLabel(variant: Schema): HTMLElement {
-  const properties = typeof variant.properties === 'object' && variant.properties !== null ? (variant.properties as Record<string, Schema>) : {};
-  const discriminant = Object.entries(properties).find(([, property]) => 'const' in property || (Array.isArray(property.enum) && property.enum.length <= 3));
-  if (discriminant === undefined || typeof variant.$ref === 'string') return typeLink(variant);
-  return h('span', { class: 'variant-label' }, h('code', {}, discriminant[0]), ': ', typeSummary(discriminant[1]));
+const propertiesOf = (schema: Schema) => (typeof schema.properties === 'object' && schema.properties !== null ? (schema.properties as Record<string, Schema>) : {});
+const discriminates = (property: Schema) => 'const' in property || (Array.isArray(property.enum) && property.enum.length <= 3);
+
+/**
+ * A union variant's name: its discriminating constant (`role: "user"`) when it has one; a
+ * variant without the field its siblings discriminate on is `event: absent`; else its type.
+ */
+function variantLabel(variant: Schema, siblings: Schema[]): HTMLElement {
+  if (typeof variant.$ref === 'string') return typeLink(variant);
+  const discriminant = Object.entries(propertiesOf(variant)).find(([, property]) => discriminates(property));
+  if (discriminant) return h('span', { class: 'variant-label' }, h('code', {}, discriminant[0]), ': ', typeSummary(discriminant[1]));
+  const missing = siblings.flatMap((sibling) => Object.entries(propertiesOf(sibling))).find(([name, property]) => discriminates(property) && !(name in propertiesOf(variant)));
+  if (missing) return h('span', { class: 'variant-label' }, h('code', {}, missing[0]), ': absent');
+  return typeLink(variant);
 }
 
 /**
@@ -58,7 +66,7 @@ export function renderSchema(schema: Schema, depth = 0): HTMLElement {
     const variants = variantsOf(schema)!;
     parts.push(
       h('p', { class: 'union' }, schema.oneOf ? 'Exactly one of:' : 'Any of:'),
-      h('ol', { class: 'variants' }, variants.map((variant) => h('li', {}, variantLabel(variant), nestedObjectsOf(variant).length > 0 && typeof variant.$ref !== 'string' ? renderSchema(variant, depth + 1) : description(variant.description)))),
+      h('ol', { class: 'variants' }, variants.map((variant) => h('li', {}, variantLabel(variant, variants), nestedObjectsOf(variant).length > 0 && typeof variant.$ref !== 'string' ? renderSchema(variant, depth + 1) : description(variant.description)))),
     );
   } else {
     const constraints = constraintsOf(schema);

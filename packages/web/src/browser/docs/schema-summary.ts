@@ -44,6 +44,9 @@ export function typeSummary(schema: unknown): string {
  */
 export function constraintsOf(schema: unknown): string[] {
   if (!isSchema(schema)) return [];
+  // `T | null`: the constraints are T's (the default sits on the union itself).
+  const variants = variantsOf(schema)?.filter((variant) => variant.type !== 'null');
+  if (variants?.length === 1) return [...constraintsOf(variants[0]), ...constraintsOf({ default: schema.default })];
   const words: string[] = [];
   const add = (keyword: string, describe: (value: never) => string) => {
     if (schema[keyword] !== undefined) words.push(describe(schema[keyword] as never));

@@ -36,11 +36,19 @@ function createReasoningPanel() {
   summary.addEventListener('click', () => {
     touched = true;
   });
+  let settled = false;
+  /** The reasoning is over (the answer began, or the stream ended): say how long it took. */
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    status.textContent = `thought for ${((performance.now() - started) / 1000).toFixed(1)} s`;
+  };
   return {
     panel,
     add: (piece: string) => text.appendData(piece),
+    settle,
     finish() {
-      status.textContent = `thought for ${((performance.now() - started) / 1000).toFixed(1)} s`;
+      settle();
       if (!touched) panel.open = false;
     },
   };
@@ -94,6 +102,7 @@ export function createAssistantTurn(model: string): AssistantTurn {
       reasoning.add(text);
     },
     addContent(text) {
+      reasoning?.settle();
       if (content === undefined) {
         content = document.createTextNode('');
         const answer = h('div', { class: 'content' }, content);

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const cliPath = fileURLToPath(new URL('../../../../apps/server/dist/cli.js', import.meta.url));
+
+/** The real `quantum-chat serve` process on 127.0.0.1 and a free port, with a store of its own. */
+export interface ServerProcess {
+  /** `http://127.0.0.1:<port>`, as the process printed it. */
+  origin: string;
+  /** The test key of the `default` (elite) organisation, printed on the first start. */
+  testKey: string;
+  /** Runs `quantum-chat <args> --data-dir <its data dir>` and returns the last line of stdout (a new key). */
+  cli(args: string[]): Promise<string>;
+  dispose(): Promise<void>;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/**
+ * Starts `node apps/server/dist/cli.js serve` with `HOST=127.0.0.1`, `PORT=0` and a temporary
+ * data directory and config, and reads the URL and the first-start test key from its stdout.
+ *
+ * @example
+ * const server = await startServerProcess({ reference: { tokensPerSecond: 40 } });
+ * onTestFinished(() => server.dispose());
+ */
+export async function startServerProcess(config: Record<string, unknown> = {}): Promise<ServerProcess> {
+  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the server first (pnpm turbo run build --filter=@quantum-chat/server...).`);
+  const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-web-'));
+  const dataDir = join(directory, 'data');
+  const configPath = join(directory, 'quantum-chat.config.json');
+  writeFileSync(configPath, JSON.stringify({ dataDir, logLevel: 'warn', ...config }));
+  const child = run(['serve', '--config', configPath], { HOST: '127.0.0.1', PORT: '0' });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const exited = once(child, 'exit');
+
+  const dispose = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    rmSync(directory, { recursive: true, force: true });
+  };
+
+  const started = new Promise<{ origin: string; testKey: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`The server did not print its URL within 30 s.\nstdout:\n${stdout}\nstderr:\n${stderr}`)), 30_000);
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      stdout += text;
+      const origin = /listening on (http:\/\/127\.0\.0\.1:\d+)/u.exec(stdout)?.[1];
+      const testKey = /API key: (qc_test_\w+)/u.exec(stdout)?.[1];
+      if (origin === undefined) return;
+      clearTimeout(timer);
+      if (testKey === undefined) reject(new Error(`The server printed no first-start test key.\nstdout:\n${stdout}`));
+      else resolve({ origin, testKey });
+    });
+    void exited.then(([code]) => {
+      clearTimeout(timer);
+      reject(new Error(`The server exited (${String(code)}) before listening.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    });
+  });
+  try {
+    const { origin, testKey } = await started;
+    const cli = async (args: string[]) => {
+      const command = run([...args, '--data-dir', dataDir], {});
+      let output = '';
+      let errors = '';
+      command.stdout!.setEncoding('utf8').on('data', (text: string) => (output += text));
+      command.stderr!.setEncoding('utf8').on('data', (text: string) => (errors += text));
+      const [code] = (await once(command, 'exit')) as [number | null];
+      if (code !== 0) throw new Error(`quantum-chat ${args.join(' ')} exited with ${String(code)}: ${errors}`);
+      return output.trimEnd().split('\n').at(-1)!.trim();
+    };
+    return { origin, testKey, cli, dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
