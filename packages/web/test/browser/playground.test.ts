@@ -14,7 +14,7 @@ describe.skipIf(!chromiumAvailable)('the playground in headless Chromium, agains
 
   beforeAll(async () => {
     // Paced so that a test can see an answer while it is still streaming.
-    server = await startServerProcess({ reference: { firstTokenDelayMs: 200, tokensPerSecond: 30 } });
+    server = await startServerProcess({ reference: { firstTokenDelayMs: 200, tokensPerSecond: 20 } });
     browser = await launchChromium();
   });
   afterAll(async () => {
