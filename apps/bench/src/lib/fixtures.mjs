@@ -61,7 +61,9 @@ export function createFixedEngine({ mode = 'back-to-back', live = { count: 0 } }
           await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
           return;
         }
-        const pieces = request.user === streamUser ? streamPieces(streamChunkCount) : answerPieces;
+        // A JSON request gets the answer whole (one content event, as from an upstream that
+        // answered whole), so the JSON path measures the toolkit, not async-iteration of tokens.
+        const pieces = request.user === streamUser ? streamPieces(streamChunkCount) : [answerText];
         for (const text of pieces) {
           if (mode === 'paced') await nextTurn();
           yield { type: 'content', text };

@@ -19,8 +19,9 @@ const live = { count: 0 };
 const engine = createFixedEngine({ mode, live });
 const handler = createChatHandler({ engine });
 
-// The bytes the bare routes answer with: the handler's own answer to the same request.
-const sample = await handler.handle({
+// The bytes the bare routes answer with: the handler's own answer to the same request (from
+// an unpaced engine: the idle one never answers).
+const sample = await createChatHandler({ engine: createFixedEngine() }).handle({
   method: 'POST',
   path: '/chat/completions',
   headers: requestHeaders,
@@ -166,3 +167,5 @@ serveParent(
   },
   { port: server.address().port, jsonBytes: Buffer.byteLength(jsonBytes) },
 );
+// A clean exit on SIGTERM, so that `--cpu-prof` writes its profile.
+process.on('SIGTERM', () => process.exit(0));

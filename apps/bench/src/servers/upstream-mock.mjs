@@ -1,0 +1,29 @@
+// A stand-in OpenAI-compatible upstream: answers every chat request with a stream of
+// `max_tokens` content chunks (written back to back), a finish chunk, a usage chunk and [DONE].
+import http from 'node:http';
+import { once } from 'node:events';
+import { serveParent } from '../lib/child.mjs';
+import { answerPieces } from '../lib/fixtures.mjs';
+
+let counter = 0;
+const server = http.createServer(async (req, res) => {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const count = Math.min(Math.max(Number(body.max_tokens) || 20, 1), 10_000);
+  const head = `data: {"id":"chatcmpl-mock${++counter}","object":"chat.completion.chunk","created":${Math.floor(Date.now() / 1000)},"model":"${body.model}","system_fingerprint":"fp_mock","choices":[`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(`${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`);
+  for (let index = 0; index < count; index++) {
+    const text = JSON.stringify(answerPieces[index % answerPieces.length]);
+    if (!res.write(`${head}{"index":0,"delta":{"content":${text}},"logprobs":null,"finish_reason":null}]}\n\n`)) await once(res, 'drain');
+  }
+  res.write(`${head}{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}\n\n`);
+  res.write(`${head}],"usage":{"prompt_tokens":52,"completion_tokens":${count},"total_tokens":${52 + count}}}\n\n`);
+  res.end('data: [DONE]\n\n');
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1');
+await once(server, 'listening');
+process.on('SIGTERM', () => process.exit(0));
+serveParent({ cpu: () => process.cpuUsage() }, { port: server.address().port });

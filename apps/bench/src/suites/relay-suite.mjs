@@ -1,0 +1,116 @@
+// The upstream relay: the ready server (apps/server) with the upstream engine in front of a
+// stand-in upstream, against calling that upstream directly. Latency at a fixed request rate,
+// and the chunk rate of long streams.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { procCpuSeconds, startChild } from '../lib/child.mjs';
+import { requestObject } from '../lib/fixtures.mjs';
+import { pinned } from '../lib/options.mjs';
+import { runPaired } from '../lib/paired.mjs';
+
+const cli = fileURLToPath(new URL('../../../server/dist/cli.js', import.meta.url));
+const mockScript = fileURLToPath(new URL('../servers/upstream-mock.mjs', import.meta.url));
+
+function runCli(args, cwd) {
+  return execFileSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Starts the ready server pinned to the server core, with a live key of an unlimited org. */
+async function startReadyServer(upstreamPort, directory) {
+  const config = {
+    host: '127.0.0.1',
+    port: 0,
+    logLevel: 'info',
+    dataDir: join(directory, 'data'),
+    models: { 'quantum-flash': { engine: 'upstream', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, model: 'mock-model' } },
+  };
+  const configPath = join(directory, 'quantum-chat.config.json');
+  writeFileSync(configPath, JSON.stringify(config));
+  const key = runCli(['keys', 'create', '--org', 'bench', '--plan', 'elite', '--kind', 'live', '--config', configPath], directory).trim().split('\n').at(-1).trim();
+  runCli(['orgs', 'set-limits', 'bench', '--requests-per-minute', 'none', '--tokens-per-minute', 'none', '--tokens-per-day', 'none', '--config', configPath], directory);
+  // Logs (one JSON line per request, as in production) go to a file, not through a pipe.
+  const logPath = join(directory, 'server.log');
+  const log = openSync(logPath, 'w');
+  const { command, args } = pinned('server', process.execPath, [cli, 'serve', '--config', configPath]);
+  const child = spawn(command, args, { cwd: directory, stdio: ['ignore', log, log] });
+  let port;
+  for (let attempt = 0; attempt < 300 && port === undefined; attempt++) {
+    await sleep(100);
+    port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(readFileSync(logPath, 'utf8'))?.[1];
+    if (child.exitCode !== null) throw new Error(`the ready server exited: ${readFileSync(logPath, 'utf8').slice(-2000)}`);
+  }
+  if (port === undefined) throw new Error('the ready server did not start');
+  return {
+    pid: child.pid,
+    port: Number(port),
+    key,
+    async stop() {
+      child.kill('SIGINT');
+      await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(15_000)]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+export async function runRelaySuite({ load, protocol, quick, log }) {
+  const directory = mkdtempSync(join(tmpdir(), 'quantum-bench-relay-'));
+  const upstream = await startChild(mockScript, { role: 'load' });
+  const upstreamPort = upstream.ready.port;
+  const relay = await startReadyServer(upstreamPort, directory);
+  const rate = Number(process.env.BENCH_RELAY_RATE ?? (quick ? 50 : 200));
+  const shortChunks = 20;
+  const longChunks = quick ? 200 : 2000;
+  try {
+    const targets = {
+      direct: { host: '127.0.0.1', port: upstreamPort, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer upstream' } },
+      relay: { host: '127.0.0.1', port: relay.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${relay.key}` } },
+    };
+    const bodyOf = (chunks) => JSON.stringify({ ...requestObject, stream: true, max_tokens: chunks });
+    const sides = { baseline: 'direct', candidate: 'relay' };
+    // A check: the relay answers a live-key stream from the upstream, all of it.
+    const check = await load.call('streams', { target: targets.relay, body: bodyOf(shortChunks), concurrency: 1, seconds: 0.2 });
+    if (check.failures > 0 || check.streams === 0) throw new Error(`the relay failed: ${JSON.stringify(check)}`);
+
+    log(`Relay: latency at ${rate} req/s, ${shortChunks}-chunk streams, direct vs through the ready server`);
+    const latency = await runPaired({
+      label: 'relay-latency',
+      protocol,
+      log,
+      measure: async (side, seconds) => {
+        const cpuBefore = procCpuSeconds(relay.pid);
+        const result = await load.call('fixedRate', { target: targets[sides[side]], body: bodyOf(shortChunks), rate, seconds });
+        const relayCpu = procCpuSeconds(relay.pid) - cpuBefore;
+        if (result.failures > 0) throw new Error(`${sides[side]}: ${result.failures} failed requests`);
+        return {
+          firstChunkP50Ms: result.firstP50,
+          firstChunkP99Ms: result.firstP99,
+          totalP50Ms: result.totalP50,
+          totalP99Ms: result.totalP99,
+          achievedRate: result.requests / result.seconds,
+          relayCpuShare: relayCpu / result.seconds,
+        };
+      },
+    });
+
+    log(`Relay: chunk rate of ${longChunks}-chunk streams, 4 at a time, direct vs through the ready server`);
+    const chunkRate = await runPaired({
+      label: 'relay-chunks',
+      protocol,
+      log,
+      measure: async (side, seconds) => {
+        const result = await load.call('streams', { target: targets[sides[side]], body: bodyOf(longChunks), concurrency: 4, seconds });
+        if (result.failures > 0) throw new Error(`${sides[side]}: ${result.failures} failed streams`);
+        return { chunksPerSec: result.frames / result.seconds, streamsPerSec: result.streams / result.seconds };
+      },
+    });
+    return { rate, shortChunks, longChunks, latency, chunkRate };
+  } finally {
+    await relay.stop();
+    await upstream.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
