@@ -1,6 +1,7 @@
 // The paired protocol of issue 11: after a warm-up of each side, baseline and candidate
 // alternate (ABBA order, so drift hits both alike); each metric's figure is the median of the
-// per-pair ratios candidate / baseline, and each side's figure the median of its runs.
+// per-pair ratios candidate / baseline (and of the per-pair differences, for latencies), and
+// each side's figure the median of its runs.
 import { median, range } from './stats.mjs';
 
 /**
@@ -14,6 +15,7 @@ export async function runPaired({ label, measure, protocol, log = console.log })
   await measure('candidate', protocol.warmupSeconds);
   const runs = { baseline: [], candidate: [] };
   const ratios = [];
+  const differences = [];
   for (let pair = 0; pair < protocol.pairs; pair++) {
     const order = pair % 2 === 0 ? ['baseline', 'candidate'] : ['candidate', 'baseline'];
     const result = {};
@@ -21,22 +23,28 @@ export async function runPaired({ label, measure, protocol, log = console.log })
     runs.baseline.push(result.baseline);
     runs.candidate.push(result.candidate);
     const ratio = {};
-    for (const key of Object.keys(result.candidate)) ratio[key] = result.candidate[key] / result.baseline[key];
+    const difference = {};
+    for (const key of Object.keys(result.candidate)) {
+      ratio[key] = result.candidate[key] / result.baseline[key];
+      difference[key] = result.candidate[key] - result.baseline[key];
+    }
     ratios.push(ratio);
+    differences.push(difference);
     log(`  ${label} pair ${pair + 1}/${protocol.pairs}: ${formatMetrics(result.baseline)} | ${formatMetrics(result.candidate)} | ratio ${formatMetrics(ratio, 3)}`);
   }
-  return summarise(runs, ratios);
+  return summarise(runs, ratios, differences);
 }
 
-function summarise(runs, ratios) {
+function summarise(runs, ratios, differences) {
   const keys = Object.keys(runs.candidate[0] ?? {});
   const pick = (list, key) => list.map((entry) => entry[key]);
-  const summary = { baseline: {}, candidate: {}, ratio: {}, ratioRange: {}, pairs: ratios.length };
+  const summary = { baseline: {}, candidate: {}, ratio: {}, ratioRange: {}, difference: {}, pairs: ratios.length };
   for (const key of keys) {
     summary.baseline[key] = median(pick(runs.baseline, key));
     summary.candidate[key] = median(pick(runs.candidate, key));
     summary.ratio[key] = median(pick(ratios, key));
     summary.ratioRange[key] = range(pick(ratios, key));
+    summary.difference[key] = median(pick(differences, key));
   }
   return summary;
 }

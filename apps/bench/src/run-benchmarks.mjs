@@ -1,0 +1,71 @@
+// `pnpm bench`: runs every benchmark of issue 11 and writes docs/benchmarks.md.
+// `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
+// `--only json,streaming,idle,decoding,client,linearity,encoding,relay` runs a subset.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describeMachine, loadAverage } from './lib/machine.mjs';
+import { only, pinning, protocol, quick } from './lib/options.mjs';
+import { jsonRequestBody } from './lib/fixtures.mjs';
+import { startLoad } from './lib/servers.mjs';
+import { runCpuGroup } from './suites/cpu-suite.mjs';
+import { runJsonSuite, runStreamingSuite } from './suites/http-suites.mjs';
+import { runIdleSuite } from './suites/idle-suite.mjs';
+import { runRelaySuite } from './suites/relay-suite.mjs';
+import { evaluateTargets, writeReport } from './report/write-report.mjs';
+
+const root = new URL('../../../', import.meta.url);
+const reportPath = fileURLToPath(quick ? new URL('apps/bench/.cache/benchmarks-quick.md', root) : new URL('docs/benchmarks.md', root));
+const resultsPath = fileURLToPath(new URL(`apps/bench/.cache/results${quick ? '-quick' : ''}.json`, root));
+const findingsPath = fileURLToPath(new URL('apps/bench/findings.md', root));
+const log = (line) => console.log(line);
+
+const started = Date.now();
+const machine = describeMachine();
+const loads = [loadAverage()];
+const suiteLoads = {};
+const results = {};
+const wanted = (name) => only === undefined || only.has(name);
+log(`quantum-chat bench${quick ? ' (quick)' : ''}: commit ${machine.commit}, ${machine.nproc} cores, load average ${loads[0].join(' ')}`);
+
+async function suite(name, run) {
+  if (!wanted(name)) return;
+  suiteLoads[name] = loadAverage();
+  log(`\n== ${name} (load average ${suiteLoads[name].join(' ')})`);
+  results[name] = await run();
+}
+
+// CPU microbenchmarks first: they need no load generator.
+await suite('decodingStrings', () => runCpuGroup('decodingStrings', { quick, log }));
+await suite('decodingBytes', () => runCpuGroup('decodingBytes', { quick, log }));
+await suite('client', () => runCpuGroup('client', { quick, log }));
+await suite('linearity', () => runCpuGroup('linearity', { quick, log }));
+await suite('encoding', () => runCpuGroup('encoding', { quick, log }));
+
+const load = await startLoad();
+try {
+  await suite('json', async () => ({ ...(await runJsonSuite({ load, protocol, log })), requestBytes: Buffer.byteLength(jsonRequestBody) }));
+  await suite('streaming', () => runStreamingSuite({ load, protocol, log }));
+  await suite('idle', () => runIdleSuite({ load, quick, log }));
+  await suite('relay', () => runRelaySuite({ load, protocol, quick, log }));
+} finally {
+  await load.stop();
+}
+loads.push(loadAverage());
+
+const scripts = 'apps/bench/src';
+const commands = [
+  `pnpm bench${quick ? ' --quick' : ''}${only ? ` --only ${[...only].join(',')}` : ''}   # = turbo run build, then node ${scripts}/run-benchmarks.mjs`,
+  `# servers: ${pinning ? 'taskset -c 0 ' : ''}node ${scripts}/servers/http-server.mjs <variant> <back-to-back|paced|idle>`,
+  `# load:    ${pinning ? 'taskset -c 1 ' : ''}node ${scripts}/load/load-worker.mjs   (autocannon and node:http clients, driven over IPC)`,
+  `# CPU:     ${pinning ? 'taskset -c 0 ' : ''}node --max-old-space-size=4096 ${scripts}/suites/cpu-worker.mjs   (one process per group)`,
+  `# relay:   ${pinning ? 'taskset -c 0 ' : ''}node apps/server/dist/cli.js serve --config <tmp>/quantum-chat.config.json; ${pinning ? 'taskset -c 1 ' : ''}node ${scripts}/servers/upstream-mock.mjs`,
+];
+const durationSeconds = (Date.now() - started) / 1000;
+const report = writeReport({ results, machine, loads, options: { quick, protocol, pinning, suiteLoads }, commands, durationSeconds, findingsPath });
+mkdirSync(fileURLToPath(new URL('apps/bench/.cache/', root)), { recursive: true });
+writeFileSync(resultsPath, JSON.stringify({ machine, loads, suiteLoads, protocol, results }, null, 2));
+writeFileSync(reportPath, report + '\n');
+
+log(`\nTargets:`);
+for (const target of evaluateTargets(results)) log(`  ${target.met === undefined ? 'n/a   ' : target.met ? 'met   ' : 'MISSED'}  ${target.name}: ${target.figure}`);
+log(`\nWrote ${reportPath} (${Math.round(durationSeconds)} s).`);
