@@ -4,8 +4,10 @@ export default defineProject({
   test: {
     name: 'interop',
     include: ['test/**/*.test.ts'],
-    // Each file starts real server processes (a tokenizer load each): seconds, not milliseconds.
+    // Each file starts a real server process (a tokenizer load) and makes keys with the real CLI.
     hookTimeout: 60_000,
     testTimeout: 30_000,
+    // The files mostly wait on their own server process: run them side by side even on 2 CPUs.
+    maxWorkers: 3,
   },
 });

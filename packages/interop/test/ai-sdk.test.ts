@@ -65,8 +65,8 @@ const tools = {
   }),
 } satisfies ToolSet;
 
-async function caught(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
+async function caught(promise: PromiseLike<unknown>): Promise<any> {
+  return Promise.resolve(promise).then(
     () => {
       throw new Error('Expected the call to fail, and it succeeded.');
     },
@@ -87,6 +87,7 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
         expectUsage(result.usage, reference);
         expect(result.response.modelId).toBe(model);
         compat.prove(cell(format, { feature: 'chat', model, outcome: 'works' }));
+        if (model === 'quantum-reasoner') compat.prove(cell(format, { feature: 'reasoning', model, outcome: 'works' }));
       });
 
       it('should streamText with text and reasoning deltas, finish reason and usage', async () => {
@@ -110,6 +111,7 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
         expect(await result.finishReason).toBe('stop');
         expectUsage(await result.usage, reference);
         compat.prove(cell(format, { feature: 'stream', model, outcome: 'works' }));
+        if (model === 'quantum-reasoner') compat.prove(cell(format, { feature: 'reasoning', model, outcome: 'works' }));
       });
 
       it('should streamText with includeUsage (stream_options.include_usage)', async () => {

@@ -37,9 +37,11 @@ function cell(sdk: OpenAIClientVersion, format: StreamFormat, fields: Omit<Compa
   return { client: 'openai', version: sdk.version, format: format.id, ...fields };
 }
 
+const reasoningUntyped = '`reasoning_content` is on the message and on each delta, outside the SDK\'s types';
+
 /** openai <5.10.3 on the spec's format: what the raw loop yields instead of chunks. */
-const wrapperFailure = 'the raw loop yields `{ event, data }` wrappers instead of chunks (no `choices`): named events are not treated as chunks before 5.10.3';
-const helperFailure = '`stream()` rejects with OpenAIError "chunk.choices is not iterable"';
+const wrapperFailure = 'the loop yields `{ event, data }` wrappers, not chunks (no `choices`)';
+const helperFailure = '`stream()` throws OpenAIError "chunk.choices is not iterable"';
 
 /** Asserts the concrete failure of a pre-5.10.3 client on named events. */
 function expectWrappers(items: unknown[], names: string[]) {
@@ -76,6 +78,7 @@ describe.each(openaiClients)('openai@$version (installed as $packageName)', (sdk
         expect(choice.finish_reason).toBe('stop');
         expect(completion.usage).toEqual(reference.usage);
         compat.prove(cell(sdk, format, { feature: 'chat', model, outcome: 'works' }));
+        if (model === 'quantum-reasoner') compat.prove(cell(sdk, format, { feature: 'reasoning', model, outcome: 'works', detail: reasoningUntyped }));
       });
 
       if (namedEventsBreak) {
@@ -111,6 +114,7 @@ describe.each(openaiClients)('openai@$version (installed as $packageName)', (sdk
         // decisions §4: the finish chunk always carries usage, even without include_usage.
         expect(collected.finishUsage).toEqual(reference.usage);
         compat.prove(cell(sdk, format, { feature: 'stream', model, outcome: 'works' }));
+        if (model === 'quantum-reasoner') compat.prove(cell(sdk, format, { feature: 'reasoning', model, outcome: 'works', detail: reasoningUntyped }));
       });
 
       it('should stream with the stream() helper: content, events and the final completion', async () => {
@@ -128,19 +132,17 @@ describe.each(openaiClients)('openai@$version (installed as $packageName)', (sdk
         expect(deltas).toBe(reference.content);
         expect(final.choices[0].finish_reason).toBe('stop');
         expect(final.usage).toEqual(reference.usage);
-        if (model !== 'quantum-reasoner') {
-          compat.prove(cell(sdk, format, { feature: 'stream-helper', model, outcome: 'works' }));
-          return;
-        }
+        compat.prove(cell(sdk, format, { feature: 'stream-helper', model, outcome: 'works' }));
+        if (model !== 'quantum-reasoner') return;
         // The SDK does not know reasoning_content: the snapshot keeps the last piece only.
         expect(reasoningPieces.join('')).toBe(reference.reasoning);
         expect(final.choices[0].message.reasoning_content).toBe(reasoningPieces.at(-1));
         compat.prove(
           cell(sdk, format, {
-            feature: 'stream-helper',
+            feature: 'reasoning',
             model,
             outcome: 'works',
-            detail: '`finalChatCompletion()` keeps only the last `reasoning_content` piece (an SDK limitation in every format): read reasoning from the `chunk` event',
+            detail: 'the `stream()` helper\'s `finalChatCompletion()` keeps only the last `reasoning_content` piece (in every format): collect it from the `chunk` event',
           }),
         );
       });
@@ -202,7 +204,7 @@ describe.each(openaiClients)('openai@$version (installed as $packageName)', (sdk
           await collectItems(await client.chat.completions.create({ model: 'quantum-lite', messages: questionMessages, stream: true, stream_options: { include_usage: true } })),
           ['message'],
         );
-        compat.prove(cell(sdk, format, { feature: 'tools', outcome: 'fails', detail: `streamed tool calls: ${wrapperFailure}` }));
+        compat.prove(cell(sdk, format, { feature: 'tools', outcome: 'fails', detail: wrapperFailure }));
         compat.prove(cell(sdk, format, { feature: 'include-usage', outcome: 'fails', detail: wrapperFailure }));
       });
 

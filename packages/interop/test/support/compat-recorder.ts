@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, onTestFinished } from 'vitest';
+import { expect, onTestFinished, type TestContext } from 'vitest';
 
 /** Where every suite writes its proven cells; `scripts/render-compat-table.mjs` reads it. */
 export const compatResultsPath = fileURLToPath(new URL('../../results/compat.json', import.meta.url));
@@ -67,8 +67,8 @@ function withLock<T>(action: () => T): T {
 }
 
 /**
- * Collects the cells a suite proves. `prove(cell)` is called inside a test, and the cell is
- * kept only if that test passes; `flush()` (in `afterAll`) replaces the suite's section of
+ * Collects the cells a suite proves. `prove(cell)` is called inside a test (`prove(cell, context)`
+ * in a concurrent one), and the cell is kept only if that test passes; `flush()` (in `afterAll`) replaces the suite's section of
  * `results/compat.json`, so each cell in the README traces back to a passing test.
  *
  * @example
@@ -79,10 +79,12 @@ function withLock<T>(action: () => T): T {
 export function createCompatRecorder(suite: string) {
   const records: CompatRecord[] = [];
   return {
-    prove(cell: CompatCell): void {
-      const test = expect.getState().currentTestName ?? '(unknown test)';
-      onTestFinished((context) => {
-        if (context.task.result?.state === 'pass') records.push({ suite, test, ...cell });
+    prove(cell: CompatCell, context?: TestContext): void {
+      // Concurrent tests must pass their context: the global hooks cannot tell them apart.
+      const test = context ? context.task.fullTestName : (expect.getState().currentTestName ?? '(unknown test)');
+      const onFinished = context ? context.onTestFinished : onTestFinished;
+      onFinished((finished) => {
+        if (finished.task.result?.state === 'pass') records.push({ suite, test, ...cell });
       });
     },
     flush(): void {
