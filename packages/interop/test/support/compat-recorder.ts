@@ -98,7 +98,9 @@ export function createCompatRecorder(suite: string) {
         }
         const now = new Date().toISOString();
         file.generatedAt = now;
-        file.suites[suite] = { finishedAt: now, records };
+        // Concurrent tests finish in any order: sort, so a rerun with the same results is the same file.
+        const key = (record: CompatRecord) => [record.client, record.version, record.format, record.feature, record.model ?? '', record.outcome, record.detail ?? '', record.test].join('\u0000');
+        file.suites[suite] = { finishedAt: now, records: [...records].sort((a, b) => key(a).localeCompare(key(b))) };
         const sorted: CompatFile = { generatedAt: file.generatedAt, suites: Object.fromEntries(Object.entries(file.suites).sort(([a], [b]) => a.localeCompare(b))) };
         writeFileSync(`${compatResultsPath}.tmp`, `${JSON.stringify(sorted, null, 2)}\n`);
         renameSync(`${compatResultsPath}.tmp`, compatResultsPath);

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -65,6 +65,7 @@ async function cli(args: string[]): Promise<string> {
  * afterAll(() => server.close());
  */
 export async function startInteropServer(): Promise<InteropServer> {
+  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the server first (pnpm turbo run build --filter=@quantum-chat/server...).`);
   const upstream = await startFailingUpstream();
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-interop-'));
   const dataDir = join(directory, 'data');
