@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pnpmCommand } from './pnpm-command.mjs';
 import { publishedPackages, repoRoot } from './readme-examples.mjs';
 
 const keep = process.argv.includes('--keep');
@@ -70,7 +71,8 @@ try {
   }
   const tarballs = join(copy, 'tarballs');
   mkdirSync(tarballs);
-  for (const name of publishedPackages) run('pnpm', ['pack', '--pack-destination', tarballs], join(copy, 'packages', name));
+  const [pnpm, ...pnpmArgs] = pnpmCommand();
+  for (const name of publishedPackages) run(pnpm, [...pnpmArgs, 'pack', '--pack-destination', tarballs], join(copy, 'packages', name));
   console.log('# Tarballs (not published)\n');
   for (const file of readdirSync(tarballs).sort()) {
     const packed = JSON.parse(run('tar', ['-xzOf', join(tarballs, file), 'package/package.json'], copy));

@@ -117,7 +117,8 @@ describe('the tarballs pnpm pack makes', () => {
     expect(messages.map((message) => formatMessage(message, pkg, { color: false }))).toEqual([]);
   });
 
-  it.each(publishedPackages)('@quantum-chat/%s: @arethetypeswrong/cli (strict profile) reports nothing', async (name) => {
+  // Concurrent: each attw run is a TypeScript program of its own, and mostly waits on the CPU.
+  it.concurrent.for(publishedPackages)('@quantum-chat/%s: @arethetypeswrong/cli (strict profile) reports nothing', async (name, { expect }) => {
     const result = await runCommand(process.execPath, [attw, tarballs[name]!, '--format', 'json'], { cwd: workDir, timeoutMs: 120_000 });
     const report = JSON.parse(result.stdout);
     expect(report.problems, result.stdout.slice(0, 3000)).toEqual({});
