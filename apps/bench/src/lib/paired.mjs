@@ -51,6 +51,6 @@ function summarise(runs, ratios, differences) {
 
 function formatMetrics(metrics, digits = 0) {
   return Object.entries(metrics)
-    .map(([key, value]) => `${key}=${Number.isFinite(value) ? value.toFixed(digits) : value}`)
+    .map(([key, value]) => `${key}=${Number.isFinite(value) ? value.toFixed(Math.abs(value) < 10 ? Math.max(digits, 3) : digits) : value}`)
     .join(' ');
 }

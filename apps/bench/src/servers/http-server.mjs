@@ -11,7 +11,7 @@ import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import express from 'express';
 import Fastify from 'fastify';
 import { serveParent } from '../lib/child.mjs';
-import { createFixedEngine, jsonRequestBody, nextTurn, requestHeaders, streamChunkCount, streamPieces } from '../lib/fixtures.mjs';
+import { createFixedEngine, jsonRequestBody, requestHeaders } from '../lib/fixtures.mjs';
 import { completionSchema, createBareFrames, sseHeaders } from './bare-responses.mjs';
 
 const [variant, mode = 'back-to-back'] = process.argv.slice(2);
@@ -33,32 +33,25 @@ const jsonBytes = sample.body;
 const jsonContentType = sample.headers['content-type'];
 const bareFrames = createBareFrames();
 
-/** What a hand-written route does while its model has not produced a first token. */
-function waitForFirstToken(socketOwner) {
-  live.count++;
-  return new Promise((resolve) => socketOwner.once('close', resolve)).finally(() => live.count--);
-}
-
-/** A hand-written SSE route: the same frames, built the same cheap way, written with backpressure. */
-async function writeBareStream(res) {
-  if (mode === 'idle') {
-    await waitForFirstToken(res);
-    return;
+/**
+ * A hand-written SSE route: the same engine events (the same engine, the same pacing), the
+ * same frames built the cheap way, written with `res.write` and backpressure. No validation,
+ * no auth, no admission, no keep-alive: what the adapter is measured against.
+ */
+async function writeBareStream(res, body) {
+  const controller = new AbortController();
+  res.once('close', () => controller.abort());
+  const events = engine.generate({ user: body.user }, { signal: controller.signal, requestId: 'bare' })[Symbol.asyncIterator]();
+  // Like the handler, the headers wait for the first event (in idle mode: for ever).
+  let step = await events.next();
+  if (controller.signal.aborted) return;
+  res.writeHead(200, sseHeaders);
+  const frames = bareFrames.start();
+  for (; !step.done; step = await events.next()) {
+    if (step.value.type === 'content' && !res.write(frames.content(step.value.text))) await once(res, 'drain');
   }
-  live.count++;
-  try {
-    res.writeHead(200, sseHeaders);
-    const frames = bareFrames.start();
-    const pieces = streamPieces(streamChunkCount);
-    for (const text of pieces) {
-      if (mode === 'paced') await nextTurn();
-      if (!res.write(frames.content(text))) await once(res, 'drain');
-    }
-    res.write(frames.finish());
-    res.end(frames.done());
-  } finally {
-    live.count--;
-  }
+  res.write(frames.finish());
+  res.end(frames.done());
 }
 
 async function readNodeBody(req) {
@@ -85,7 +78,7 @@ switch (variant) {
     app.post('/v1/chat/completions', async (request, reply) => {
       if (request.body.stream === true) {
         reply.hijack();
-        await writeBareStream(reply.raw);
+        await writeBareStream(reply.raw, request.body);
         return reply;
       }
       return reply.type(jsonContentType).send(jsonBytes);
@@ -117,7 +110,7 @@ switch (variant) {
   case 'express-bare': {
     const app = express();
     app.post('/v1/chat/completions', express.json(), (req, res, next) => {
-      if (req.body.stream === true) writeBareStream(res).catch(next);
+      if (req.body.stream === true) writeBareStream(res, req.body).catch(next);
       else res.type(jsonContentType).send(jsonBytes);
     });
     server = app.listen(0, '127.0.0.1');
@@ -138,7 +131,7 @@ switch (variant) {
   case 'node-bare': {
     server = http.createServer(async (req, res) => {
       const body = await readNodeBody(req);
-      if (body.stream === true) return writeBareStream(res);
+      if (body.stream === true) return writeBareStream(res, body);
       res.writeHead(200, { 'content-type': jsonContentType, 'content-length': Buffer.byteLength(jsonBytes) });
       res.end(jsonBytes);
     });

@@ -35,7 +35,9 @@ async function startReadyServer(upstreamPort, directory) {
   // Logs (one JSON line per request, as in production) go to a file, not through a pipe.
   const logPath = join(directory, 'server.log');
   const log = openSync(logPath, 'w');
-  const { command, args } = pinned('server', process.execPath, [cli, 'serve', '--config', configPath]);
+  // BENCH_RELAY_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the ready server.
+  const flags = process.env.BENCH_RELAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const { command, args } = pinned('server', process.execPath, [...flags, cli, 'serve', '--config', configPath]);
   const child = spawn(command, args, { cwd: directory, stdio: ['ignore', log, log] });
   let port;
   for (let attempt = 0; attempt < 300 && port === undefined; attempt++) {
@@ -102,9 +104,11 @@ export async function runRelaySuite({ load, protocol, quick, log }) {
       protocol,
       log,
       measure: async (side, seconds) => {
+        const cpuBefore = procCpuSeconds(relay.pid);
         const result = await load.call('streams', { target: targets[sides[side]], body: bodyOf(longChunks), concurrency: 4, seconds });
+        const relayCpu = procCpuSeconds(relay.pid) - cpuBefore;
         if (result.failures > 0) throw new Error(`${sides[side]}: ${result.failures} failed streams`);
-        return { chunksPerSec: result.frames / result.seconds, streamsPerSec: result.streams / result.seconds };
+        return { chunksPerSec: result.frames / result.seconds, streamsPerSec: result.streams / result.seconds, relayCpuShare: relayCpu / result.seconds };
       },
     });
     return { rate, shortChunks, longChunks, latency, chunkRate };
