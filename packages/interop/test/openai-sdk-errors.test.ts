@@ -119,7 +119,7 @@ describe.concurrent.each(openaiClients)('openai@$version (installed as $packageN
       expect(error).toMatchObject({ status: 429, code: 'insufficient_quota', type: 'insufficient_quota' });
       expect(error.headers.get?.('x-should-retry') ?? error.headers['x-should-retry']).toBe('false');
       // Long enough for a retry (the SDK's first backoff is at most 0.5 s) and for the log to flush.
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect(server.countRequests('POST', `${path}/chat/completions?probe=${probe}`)).toBe(1);
       compat.prove(cell(sdk, 'any', { feature: '429 insufficient_quota', outcome: 'works', detail: '`RateLimitError`' }), context);
     });

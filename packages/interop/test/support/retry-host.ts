@@ -6,8 +6,11 @@ import Fastify from 'fastify';
 /** How the host's limiter answers one key. */
 export type RetryScenario = 'rate-limited-once' | 'quota-exhausted';
 
-/** `retry-after` says 2 s, `retry-after-ms` 1.2 s: a client that waits ~1.2 s read the precise one. */
-export const retryAfterHeaders = { 'retry-after': '2', 'retry-after-ms': '1200' } as const;
+/**
+ * `retry-after-ms` says 1 s and `retry-after` 4 s, far enough apart that a client's wait shows
+ * which one it read even on a loaded machine (and the openai SDK's own first backoff is ≤ 0.5 s).
+ */
+export const retryAfterHeaders = { 'retry-after': '4', 'retry-after-ms': '1000' } as const;
 
 export interface RetryHost {
   /** `http://127.0.0.1:<port>/v1`. */
@@ -16,6 +19,8 @@ export interface RetryHost {
   assign(apiKey: string, scenario: RetryScenario): void;
   /** How many chat requests reached the limiter with this key (server side). */
   admissions(apiKey: string): number;
+  /** Milliseconds between the first and the second admission of this key (server side). */
+  retryGap(apiKey: string): number | undefined;
   close(): Promise<void>;
 }
 
@@ -34,6 +39,7 @@ export interface RetryHost {
 export async function startRetryHost(): Promise<RetryHost> {
   const scenarios = new Map<string, RetryScenario>();
   const counts = new Map<string, number>();
+  const times = new Map<string, number[]>();
   const accessControl: AccessControl = {
     // The whole key as the organisation: admit() then knows which scenario it plays.
     authenticate: async (key) => ({ keyId: key.display, organisationId: key.key, plan: 'elite', kind: key.kind }),
@@ -41,12 +47,13 @@ export async function startRetryHost(): Promise<RetryHost> {
       const key = principal.organisationId;
       const count = (counts.get(key) ?? 0) + 1;
       counts.set(key, count);
+      times.set(key, [...(times.get(key) ?? []), performance.now()]);
       const scenario = scenarios.get(key);
       if (scenario === 'quota-exhausted') {
         throw new QuantumChatError('insufficient_quota', 'You exceeded your daily token quota.', { headers: { 'x-should-retry': 'false' } });
       }
       if (scenario === 'rate-limited-once' && count === 1) {
-        throw new QuantumChatError('rate_limit_exceeded', 'Rate limit reached for requests per minute. Please try again in 1.2s.', { headers: { ...retryAfterHeaders } });
+        throw new QuantumChatError('rate_limit_exceeded', 'Rate limit reached for requests per minute. Please try again in 1s.', { headers: { ...retryAfterHeaders } });
       }
       return { headers: {}, settle: () => {} };
     },
@@ -58,6 +65,10 @@ export async function startRetryHost(): Promise<RetryHost> {
     baseUrl: `${address}/v1`,
     assign: (apiKey, scenario) => scenarios.set(apiKey, scenario),
     admissions: (apiKey) => counts.get(apiKey) ?? 0,
+    retryGap: (apiKey) => {
+      const [first, second] = times.get(apiKey) ?? [];
+      return first !== undefined && second !== undefined ? second - first : undefined;
+    },
     close: () => app.close(),
   };
 }
