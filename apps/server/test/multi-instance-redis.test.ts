@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorEnvelopeSchema } from '@quantum-chat/core';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { redisServerAvailable, redisSkipMessage, startRedisServer, type RedisServer } from './redis-server.js';
+import { redisServerAvailable, redisSkipMessage, startRedisServer, type RedisServer } from '../../../packages/access-control/test/redis-server.js';
 import { lastLine, runBuiltCli } from './run-cli.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
