@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findToolSchemaProblem } from './validate-tool-schema.js';
+import { createToolSchemaBudget, findToolSchemaProblem } from './validate-tool-schema.js';
 
 const objectWith = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
 
@@ -54,5 +54,19 @@ describe('findToolSchemaProblem', () => {
     expect(findToolSchemaProblem(objectWith({ a: { type: 'strin' } }))?.message).toContain('not a valid JSON Schema at /properties/a/type');
     expect(findToolSchemaProblem({ type: 'array' })?.message).toContain('must be of type "object"');
     expect(findToolSchemaProblem({ $schema: 'https://evil.example/schema' })?.message).toContain('unsupported $schema');
+  });
+});
+
+describe('findToolSchemaProblem with a request budget', () => {
+  it('should cap what all the tools of a request hold together', () => {
+    const budget = createToolSchemaBudget();
+    const enumTool = objectWith({ a: { enum: Array.from({ length: 900 }, (_, index) => `v${index}`) } });
+    expect(findToolSchemaProblem(enumTool, budget)).toBeUndefined();
+    expect(findToolSchemaProblem(enumTool, budget)).toBeUndefined();
+    expect(findToolSchemaProblem(enumTool, budget)?.message).toBe('the tools of this request hold more than 2000 enum values');
+    const wide = objectWith(Object.fromEntries(Array.from({ length: 3000 }, (_, index) => [`p${index}`, { type: 'string' }])));
+    const valuesBudget = createToolSchemaBudget();
+    for (let tool = 0; tool < 3; tool++) expect(findToolSchemaProblem(wide, valuesBudget)).toBeUndefined();
+    expect(findToolSchemaProblem(wide, valuesBudget)?.message).toBe('the tools of this request hold more than 20000 schema values');
   });
 });

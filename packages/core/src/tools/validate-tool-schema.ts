@@ -25,6 +25,20 @@ const dataKeywords = new Set(['enum', 'const', 'default', 'examples']);
 // Keywords whose values map names to schemas: a property may well be called `default`.
 const namedSchemaKeywords = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies', 'dependentSchemas']);
 
+/**
+ * What all the tools of one request may still hold, shared across their checks: a request has
+ * up to 128 tools, and checking each at its own cap would add up to a second of work.
+ */
+export interface ToolSchemaBudget {
+  values: number;
+  enumValues: number;
+}
+
+/** The budget of one request's tools: 20,000 values, 2,000 of them in enums. @internal */
+export function createToolSchemaBudget(): ToolSchemaBudget {
+  return { values: 20_000, enumValues: 2_000 };
+}
+
 let metaValidator: Ajv | undefined;
 
 /** A JSON Pointer-ish path for messages: `/properties/code/pattern`. */
@@ -37,7 +51,38 @@ function pointer(path: readonly string[]): string {
  * the document, and checks every regex (`pattern`, `patternProperties` keys) before any engine
  * or validator compiles one.
  */
-function findStructuralProblem(schema: unknown): string | undefined {
+function findStructuralProblem(schema: unknown, budget: ToolSchemaBudget | undefined): string | undefined {
+  const valueCap = Math.min(maxSchemaValues, budget?.values ?? maxSchemaValues);
+  const enumCap = Math.min(maxEnumValues, budget?.enumValues ?? maxEnumValues);
+  const walked = walkSchema(schema, valueCap, enumCap);
+  if (budget !== undefined) {
+    budget.values -= walked.values;
+    budget.enumValues -= walked.enumValues;
+  }
+  const initial = createToolSchemaBudget();
+  switch (walked.capped) {
+    case 'values':
+      return valueCap < maxSchemaValues
+        ? `the tools of this request hold more than ${initial.values} schema values`
+        : `the schema has more than ${maxSchemaValues} values`;
+    case 'enum-values':
+      return enumCap < maxEnumValues
+        ? `the tools of this request hold more than ${initial.enumValues} enum values`
+        : `the schema's enums hold more than ${maxEnumValues} values`;
+    default:
+      return walked.message;
+  }
+}
+
+interface WalkResult {
+  message?: string;
+  /** Which cap was reached, if one was. */
+  capped?: 'values' | 'enum-values';
+  values: number;
+  enumValues: number;
+}
+
+function walkSchema(schema: unknown, valueCap: number, enumCap: number): WalkResult {
   // `schema`: keys are keywords; `names`: keys are names and values schemas; `data`: plain JSON.
   type Pending = { node: unknown; path: string[]; role: 'schema' | 'names' | 'data'; inEnum: boolean };
   const pending: Pending[] = [{ node: schema, path: [], role: 'schema', inEnum: false }];
@@ -45,12 +90,12 @@ function findStructuralProblem(schema: unknown): string | undefined {
   let enumValues = 0;
   while (pending.length > 0) {
     const { node, path, role, inEnum } = pending.pop()!;
-    if (++values > maxSchemaValues) return `the schema has more than ${maxSchemaValues} values`;
-    if (inEnum && ++enumValues > maxEnumValues) return `the schema's enums hold more than ${maxEnumValues} values`;
+    if (++values > valueCap) return { capped: 'values', values, enumValues };
+    if (inEnum && ++enumValues > enumCap) return { capped: 'enum-values', values, enumValues };
     if (typeof node !== 'object' || node === null) continue;
     // Everything pending is counted when popped: refuse a long array or object before queueing it.
     const size = Array.isArray(node) ? node.length : Object.keys(node).length;
-    if (values + pending.length + size > maxSchemaValues) return `the schema has more than ${maxSchemaValues} values`;
+    if (values + pending.length + size > valueCap) return { capped: 'values', values, enumValues };
     if (Array.isArray(node)) {
       // One at a time: `push(...node)` overflows the stack for a long array. Items of a schema
       // array (`allOf`, `items` as a tuple) are schemas.
@@ -62,14 +107,14 @@ function findStructuralProblem(schema: unknown): string | undefined {
       const at = [...path, key];
       if (role === 'schema') {
         if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) {
-          return `remote $ref "${value.slice(0, 100)}" at ${pointer(path)} is not allowed; only local refs starting with "#" are`;
+          return { message: `remote $ref "${value.slice(0, 100)}" at ${pointer(path)} is not allowed; only local refs starting with "#" are`, values, enumValues };
         }
         const unsafe = key === 'pattern' && typeof value === 'string' ? findUnsafePattern(value) : undefined;
-        if (unsafe !== undefined) return `the pattern at ${pointer(at)} ${unsafe}`;
+        if (unsafe !== undefined) return { message: `the pattern at ${pointer(at)} ${unsafe}`, values, enumValues };
         if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
           for (const source of Object.keys(value)) {
             const unsafeKey = findUnsafePattern(source);
-            if (unsafeKey !== undefined) return `the patternProperties key "${source.slice(0, 40)}" at ${pointer(at)} ${unsafeKey}`;
+            if (unsafeKey !== undefined) return { message: `the patternProperties key "${source.slice(0, 40)}" at ${pointer(at)} ${unsafeKey}`, values, enumValues };
           }
         }
       }
@@ -77,21 +122,22 @@ function findStructuralProblem(schema: unknown): string | undefined {
       pending.push({ node: value, path: at, role: childRole, inEnum: inEnum || (role === 'schema' && key === 'enum') });
     }
   }
-  return undefined;
+  return { values, enumValues };
 }
 
 /**
  * Checks that a tool's `parameters` is a valid JSON Schema object (draft-07 meta-schema, via
  * ajv) with no remote `$ref`, at most 10,000 values (1,000 in enums), and only regexes that compile and cannot
  * backtrack exponentially. Returns a problem or `undefined`. Nothing is fetched and nothing is
- * compiled but the patterns themselves, so the check takes milliseconds at worst.
+ * compiled but the patterns themselves, so the check takes milliseconds at worst. Pass one
+ * `budget` to the checks of all tools of a request to cap their sum as well.
  *
  * @example
  * findToolSchemaProblem({ type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+$' } } });
  * // { message: 'the pattern at /properties/id/pattern repeats a group that itself repeats ...' }
  */
-export function findToolSchemaProblem(parameters: Record<string, unknown>): ToolSchemaProblem | undefined {
-  const structural = findStructuralProblem(parameters);
+export function findToolSchemaProblem(parameters: Record<string, unknown>, budget?: ToolSchemaBudget): ToolSchemaProblem | undefined {
+  const structural = findStructuralProblem(parameters, budget);
   if (structural !== undefined) return { message: structural };
   const { $schema, ...rest } = parameters;
   if ($schema !== undefined && (typeof $schema !== 'string' || !knownMetaSchemas.has($schema))) {
