@@ -1,7 +1,7 @@
 // `pnpm bench`: runs every benchmark of issue 11 and writes docs/benchmarks.md.
 // `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
 // `--only json,streaming,idle,decoding,client,linearity,encoding,relay` runs a subset.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describeMachine, loadAverage } from './lib/machine.mjs';
 import { only, pinning, protocol, quick } from './lib/options.mjs';
@@ -18,6 +18,15 @@ const reportPath = fileURLToPath(quick ? new URL('apps/bench/.cache/benchmarks-q
 const resultsPath = fileURLToPath(new URL(`apps/bench/.cache/results${quick ? '-quick' : ''}.json`, root));
 const findingsPath = fileURLToPath(new URL('apps/bench/findings.md', root));
 const log = (line) => console.log(line);
+
+// `--render`: writes the report again from the saved results of the last run (after editing
+// findings.md, say): the figures stay those of that one run.
+if (process.argv.includes('--render')) {
+  const saved = JSON.parse(readFileSync(resultsPath, 'utf8'));
+  writeFileSync(reportPath, writeReport({ ...saved, findingsPath }) + '\n');
+  log(`Wrote ${reportPath} from ${resultsPath}.`);
+  process.exit(0);
+}
 
 const started = Date.now();
 const machine = describeMachine();
@@ -63,7 +72,7 @@ const commands = [
 const durationSeconds = (Date.now() - started) / 1000;
 const report = writeReport({ results, machine, loads, options: { quick, protocol, pinning, suiteLoads }, commands, durationSeconds, findingsPath });
 mkdirSync(fileURLToPath(new URL('apps/bench/.cache/', root)), { recursive: true });
-writeFileSync(resultsPath, JSON.stringify({ machine, loads, suiteLoads, protocol, results }, null, 2));
+writeFileSync(resultsPath, JSON.stringify({ results, machine, loads, options: { quick, protocol, pinning, suiteLoads }, commands, durationSeconds }, null, 2));
 writeFileSync(reportPath, report + '\n');
 
 log(`\nTargets:`);

@@ -151,14 +151,16 @@ serveParent({
    * Opens `count` connections that each send one streaming request and then wait: the server
    * holds them as idle streams. Connects at most `parallel` at a time (the accept backlog).
    */
-  async idleOpen({ port, request, count, parallel = 256 }) {
+  async idleOpen({ port, request, count, parallel = 256, localAddress }) {
     let next = 0;
     let failures = 0;
     async function opener() {
       while (next < count) {
         next++;
         await new Promise((resolve) => {
-          const socket = net.connect({ host: '127.0.0.1', port }, () => {
+          // A source address of its own per measurement (127.0.0.0/8 is all loopback), so
+          // sockets of earlier measurements in TIME_WAIT never use up the ephemeral ports.
+          const socket = net.connect({ host: '127.0.0.1', port, ...(localAddress ? { localAddress } : {}) }, () => {
             socket.write(request);
             idleSockets.push(socket);
             resolve();

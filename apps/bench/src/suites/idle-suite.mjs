@@ -25,24 +25,31 @@ async function waitForLive(server, count, timeoutMs) {
 }
 
 /** One measurement in a fresh server: RSS growth per idle stream after a GC, at `count` streams. */
+let measurements = 0;
+
 async function measureOnce(load, variant, count, log) {
   const server = await startServer(variant, 'idle', ['--expose-gc']);
+  const localAddress = `127.0.0.${2 + (measurements++ % 250)}`;
+  let serverStopped = false;
   try {
     const request = rawRequest(server.port);
     // Warm-up: the code paths of a stream and its close, so that the baseline holds them.
-    await load.call('idleOpen', { port: server.port, request, count: 200 });
+    await load.call('idleOpen', { port: server.port, request, count: 200, localAddress });
     await waitForLive(server, 200, 10_000);
     await load.call('idleClose');
     await sleep(300);
     const before = await server.call('memory');
     const rssBefore = procRssBytes(server.pid);
     const started = Date.now();
-    const opened = await load.call('idleOpen', { port: server.port, request, count });
+    const opened = await load.call('idleOpen', { port: server.port, request, count, localAddress });
     const live = await waitForLive(server, count, 60_000);
     const openSeconds = (Date.now() - started) / 1000;
     await sleep(500);
     const after = await server.call('memory');
     const rssAfter = procRssBytes(server.pid);
+    // The server goes first, so the client side of 10,000 sockets never sits in TIME_WAIT.
+    await server.stop();
+    serverStopped = true;
     await load.call('idleClose');
     const result = {
       variant,
@@ -57,7 +64,7 @@ async function measureOnce(load, variant, count, log) {
     log(`  idle ${variant}: ${live}/${count} held, ${(result.rssPerStream / 1024).toFixed(1)} KiB RSS and ${(result.heapPerStream / 1024).toFixed(1)} KiB heap per stream`);
     return result;
   } finally {
-    await server.stop();
+    if (!serverStopped) await server.stop();
   }
 }
 
