@@ -47,11 +47,12 @@ export function createChatStream(createStreamFrameEncoder, bytes = 10 * 1024 * 1
 export function createLongEvent(bytes, seed = 7) {
   const random = createRandom(seed);
   const alphabet = 'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-  let body = '';
+  const head = 'event: message\ndata: {"content":"';
+  const tail = '"}\n\n';
   const chunk = Array.from({ length: 4096 }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
-  while (body.length < bytes - 32) body += chunk;
-  body = body.slice(0, bytes - 32);
-  return `event: message\ndata: {"content":"${body}"}\n\n`;
+  let body = '';
+  while (body.length < bytes - head.length - tail.length) body += chunk;
+  return head + body.slice(0, bytes - head.length - tail.length) + tail;
 }
 
 /** Cuts `text` into pieces of `size` characters, or of random sizes in [1, 8192] for 'random'. */
