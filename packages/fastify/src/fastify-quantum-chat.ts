@@ -10,7 +10,7 @@ import {
   type ChatHttpRequestBody,
   type ChatHttpResponse,
 } from '@quantum-chat/core';
-import { onStreamStalled } from '@quantum-chat/core/node';
+import { onStreamStalled, readChatRequest } from '@quantum-chat/core/node';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Handler options, or an existing handler as `{ handler }` (one handler can serve several hosts). */
@@ -64,8 +64,9 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
   fastify.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 500) return send(reply, toErrorHttpResponse(error));
-    // A malformed content-type is refused before the body is read: the core answers 415 from the header.
-    if (status === 415) return answer(request, reply, { kind: 'empty' });
+    // Fastify refuses a malformed content-type before reading the body: read it as Express
+    // would, so the core checks size before type in both.
+    if (status === 415) return readChatRequest(request.raw, reply.raw, { maxBodyBytes }).then(({ body }) => answer(request, reply, body));
     return answer(request, reply, { kind: 'rejected', reason: status === 413 ? 'too-large' : 'unreadable' });
   });
 

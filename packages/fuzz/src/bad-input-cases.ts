@@ -49,6 +49,7 @@ export const badInputCases: BadInputCase[] = [
   { name: 'malformed content-type', headers: { 'content-type': 'application/json, text/plain' }, body: chat(), expect: invalid('unsupported_media_type', null, 415) },
   { name: 'content-type without subtype', headers: { 'content-type': '/' }, body: chat(), expect: invalid('unsupported_media_type', null, 415) },
   { name: 'oversized body (1 MiB + 1)', body: chat({ padding: 'x'.repeat(1024 * 1024) }), expect: invalid('request_too_large', null, 413) },
+  { name: 'oversized body with a malformed content-type', headers: { 'content-type': '/' }, body: chat({ padding: 'x'.repeat(1024 * 1024) }), expect: invalid('request_too_large', null, 413) },
   { name: '20 KB nested 10,000 levels', body: deeplyNested(10_000), expect: invalid('nesting_too_deep', null) },
   { name: 'objects nested 5,000 levels', body: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, expect: invalid('nesting_too_deep', null) },
   { name: 'nested 65 levels in a field', body: chat({ metadata: JSON.parse(deeplyNested(0).replace('{"model":"quantum-flash","messages":}', '{}')), extra: JSON.parse(`${'['.repeat(64)}${']'.repeat(64)}`) }), expect: invalid('nesting_too_deep', null) },
@@ -129,6 +130,7 @@ export const badInputCases: BadInputCase[] = [
   schemaCase('a local $ref cycle (accepted)', { type: 'object', properties: { a: { $ref: '#/definitions/b' } }, definitions: { b: { $ref: '#/definitions/c' }, c: { $ref: '#/definitions/b' } } }, 200),
   schemaCase('nested 28 levels (accepted)', nestedSchema(28), 200),
   // Accepted oddities: unknown fields are ignored and named, lone surrogates escaped in JSON are text.
+  { name: 'unknown fields named in non-ASCII and control characters', body: chat({ 'naïve': 1, 'a\r\nb': 2, '𑰧': 3 }), expect: { status: 200 } },
   { name: 'unknown fields', body: chat({ frobnicate: { deeply: [1, 2, { x: null }] }, logit_bias: { 1: 2 } }), expect: { status: 200 } },
   { name: 'escaped lone surrogate', body: chat({ messages: [{ role: 'user', content: 'half \\ud800 a pair' }] }).replace('\\\\ud800', '\\ud800'), expect: { status: 200 } },
   { name: 'BOM before the JSON', body: bytes([0xef, 0xbb, 0xbf], chat()), expect: { status: 200 } },

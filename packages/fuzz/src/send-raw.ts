@@ -19,9 +19,11 @@ export interface RawRequest {
  * bytes reach the server as generated) over a keep-alive agent.
  */
 export function sendRaw(port: number, agent: Agent | undefined, input: RawRequest, timeoutMs = 20_000): Promise<RawResponse> {
+  // An explicit length: Node's client sends a DELETE body without one, which no server can frame.
+  const headers = input.body === undefined ? input.headers : { ...input.headers, 'content-length': String(input.body.byteLength) };
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: '127.0.0.1', port, method: input.method, path: input.path, headers: input.headers, agent, timeout: timeoutMs },
+      { host: '127.0.0.1', port, method: input.method, path: input.path, headers, agent, timeout: timeoutMs },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

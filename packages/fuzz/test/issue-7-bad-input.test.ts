@@ -37,7 +37,7 @@ function send(host: Host, input: BadInputCase): Promise<RawResponse> {
 
 /** Status and envelope fields; the body must be a valid envelope whenever the status is not 2xx. */
 function summarize(response: RawResponse) {
-  if (response.status < 300) return { status: response.status };
+  if (response.status < 300) return { status: response.status, ignored: response.headers['x-quantum-ignored-params'] };
   const envelope = errorEnvelopeSchema.parse(JSON.parse(response.body));
   expect(envelope.error.code).toBeTypeOf('string');
   expect(response.body).not.toMatch(/\bat .+:\d+:\d+/u); // never a stack trace
