@@ -1,5 +1,5 @@
 import type { ArgumentHints } from './argument-hints.js';
-import { generateStringValue, hasHintFor } from './generate-string-value.js';
+import { generateStringValue, hasHintFor, maxGeneratedStringLength } from './generate-string-value.js';
 import { generateNumberValue } from './generate-number-value.js';
 import { isJsonObject, resolveSchema, type JsonSchema } from './resolve-schema.js';
 
@@ -9,11 +9,21 @@ interface GenerateState {
   hints: ArgumentHints | undefined;
   /** How many of `hints.numbers` have been used. */
   numberCursor: { used: number };
+  /** What is left of the generation budget; running out aborts the generation. */
+  budget: { values: number; characters: number };
 }
+
+/** At most this many values (objects, arrays, strings, numbers, …) per generated arguments object. */
+export const maxGeneratedValues = 2_000;
+/** At most this many characters of generated strings, all strings together. */
+export const maxGeneratedCharacters = 16_384;
+
+/** Thrown inside the generator when the schema needs more than the budget allows. */
+class BudgetExceeded extends Error {}
 
 /** Deeper than this, objects get only required properties and arrays only `minItems`. */
 const shallowDepth = 4;
-/** Deeper than this, recursion stops with `null` (and the validator decides). */
+/** Deeper than this (recursion through `$ref` included), the schema is too large to generate. */
 const maxDepth = 16;
 
 type SchemaType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
@@ -91,9 +101,22 @@ function generateArray(schema: JsonSchema, name: string, state: GenerateState, d
   return items;
 }
 
+function spendCharacters(value: string, state: GenerateState): string {
+  if (value.length > maxGeneratedStringLength) throw new BudgetExceeded();
+  state.budget.characters -= value.length;
+  if (state.budget.characters < 0) throw new BudgetExceeded();
+  return value;
+}
+
+function generateString(schema: JsonSchema, name: string, state: GenerateState, index: number): string {
+  // Checked before generating: padding to a huge minLength is itself the expensive part.
+  if (typeof schema.minLength === 'number' && schema.minLength > maxGeneratedStringLength) throw new BudgetExceeded();
+  return spendCharacters(generateStringValue(schema, name, state.hints, index), state);
+}
+
 function generateValue(input: unknown, name: string, state: GenerateState, depth: number, index: number): unknown {
-  if (depth > maxDepth) return null;
-  if (input === true || input === undefined) return generateStringValue({}, name, state.hints, index);
+  if (depth > maxDepth || --state.budget.values < 0) throw new BudgetExceeded();
+  if (input === true || input === undefined) return generateString({}, name, state, index);
   if (!isJsonObject(input)) return null; // `false` accepts nothing; the validator will say so
   const schema = resolveSchema(input, state.root);
   if ('const' in schema) return schema.const;
@@ -112,12 +135,16 @@ function generateValue(input: unknown, name: string, state: GenerateState, depth
     case 'null':
       return null;
     default:
-      return generateStringValue(schema, name, state.hints, index);
+      return generateString(schema, name, state, index);
   }
 }
 
 /**
- * A value for a tool's `parameters` schema. With `hints` it fills values from the user's
+ * A value for a tool's `parameters` schema, or `undefined` when the schema cannot be
+ * satisfied within the budget (`maxGeneratedValues` values, `maxGeneratedCharacters`
+ * characters of strings, strings of at most `maxGeneratedStringLength`, nesting, `$ref`
+ * recursion included, at most 16 deep), so that no request costs more than a bounded amount
+ * of synchronous work. With `hints` it fills values from the user's
  * message where the property names suggest it (see `generateStringValue`), numbers from the
  * message in order, enum values the message mentions; without hints it builds the minimal
  * object (required properties, defaults, lower bounds) used as the fallback. The root is
@@ -125,12 +152,22 @@ function generateValue(input: unknown, name: string, state: GenerateState, depth
  *
  * @example
  * generateFromSchema({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, hints);
- * // { city: 'Paris' }
+ * // { value: { city: 'Paris' } }
  * @internal
  */
-export function generateFromSchema(parameters: JsonSchema, hints: ArgumentHints | undefined): unknown {
-  const state: GenerateState = { root: parameters, hints, numberCursor: { used: 0 } };
-  const root = resolveSchema(parameters, parameters);
-  if (typeOf(root) !== 'object' || 'const' in root || Array.isArray(root.enum)) return generateValue(root, '', state, 0, 0);
-  return generateObject(root, state, 0);
+export function generateFromSchema(parameters: JsonSchema, hints: ArgumentHints | undefined): { value: unknown } | undefined {
+  const state: GenerateState = {
+    root: parameters,
+    hints,
+    numberCursor: { used: 0 },
+    budget: { values: maxGeneratedValues, characters: maxGeneratedCharacters },
+  };
+  try {
+    const root = resolveSchema(parameters, parameters);
+    if (typeOf(root) !== 'object' || 'const' in root || Array.isArray(root.enum)) return { value: generateValue(root, '', state, 0, 0) };
+    return { value: generateObject(root, state, 0) };
+  } catch (error) {
+    if (error instanceof BudgetExceeded) return undefined;
+    throw error;
+  }
 }

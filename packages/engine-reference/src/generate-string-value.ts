@@ -74,13 +74,24 @@ function hinted(category: Category | undefined, format: unknown, hints: Argument
   }
 }
 
+/** Generated strings are at most this many UTF-16 code units long (see `generateFromSchema`). @internal */
+export const maxGeneratedStringLength = 4_096;
+
+function cutAtCodePoint(value: string, length: number): string {
+  if (value.length <= length) return value;
+  const code = value.charCodeAt(length - 1);
+  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
+}
+
 function fitLength(value: string, schema: JsonSchema): string {
-  let characters = [...value];
+  // A hint (the whole message, for a `text` property) is cut first, never inside a surrogate pair.
+  let characters = [...cutAtCodePoint(value, maxGeneratedStringLength)];
   if (typeof schema.maxLength === 'number' && characters.length > schema.maxLength) {
     characters = characters.slice(0, Math.max(0, schema.maxLength));
   }
   if (typeof schema.minLength === 'number' && characters.length < schema.minLength) {
-    characters = [...characters, ...'x'.repeat(schema.minLength - characters.length)];
+    // The caller refuses a minLength above maxGeneratedStringLength before we get here.
+    characters = [...characters, ...'x'.repeat(Math.min(schema.minLength, maxGeneratedStringLength) - characters.length)];
   }
   return characters.join('');
 }

@@ -23,6 +23,14 @@ function wordingSeed(request: ChatEngineRequest): string {
   return JSON.stringify([model, messages, tools, toolChoice, seed ?? null, temperature]);
 }
 
+/** The deterministic answer when a selected tool's arguments do not fit the generation budget. */
+function tooLargeAnswer(names: readonly string[]): string {
+  const quoted = names.map((name) => `"${name}"`).join(', ');
+  return names.length === 1
+    ? `I did not call the tool ${quoted}: the arguments its schema requires are too large for the reference engine.`
+    : `I did not call the tools ${quoted}: the arguments their schemas require are too large for the reference engine.`;
+}
+
 function planToolCalls(calls: readonly PlannedToolCall[], budget: number) {
   const events: ChatEngineEvent[] = [];
   let tokens = 0;
@@ -58,10 +66,14 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
   const cold = request.temperature === 0;
   const endsWithToolResult = conversation.toolResults.length > 0;
   const focus = focusText(conversation.lastUserText);
-  const calls: PlannedToolCall[] = selectTools(request, focus, endsWithToolResult).map((tool) => ({
+  const selected = selectTools(request, focus, endsWithToolResult).map((tool) => ({
     name: tool.function.name,
     arguments: buildToolArguments(tool, focus),
   }));
+  // A tool whose arguments do not fit the generation budget is not called; we say so in text.
+  const tooLarge = selected.filter((call) => call.arguments === undefined).map((call) => call.name);
+  const calls: PlannedToolCall[] =
+    tooLarge.length > 0 ? [] : selected.map((call) => ({ name: call.name, arguments: call.arguments ?? '{}' }));
 
   const budget = Number.isFinite(request.maxTokens) ? Math.max(0, Math.floor(request.maxTokens)) : Number.POSITIVE_INFINITY;
   const events: ChatEngineEvent[] = [];
@@ -77,14 +89,17 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
     reason = 'length';
   } else if (calls.length > 0) {
     const planned = planToolCalls(calls, budget - reasoning.tokens);
-    events.push(...planned.events);
+    for (const event of planned.events) events.push(event);
     outputTokens = planned.tokens;
     reason = planned.truncated ? 'length' : 'tool_calls';
   } else {
     const random = createSeededRandom(`${seed}|answer`, { cold });
-    const answer = endsWithToolResult
-      ? composeToolResultAnswer(request, conversation, random)
-      : composeAnswer(request, conversation, analysis, random);
+    const answer =
+      tooLarge.length > 0
+        ? tooLargeAnswer(tooLarge)
+        : endsWithToolResult
+          ? composeToolResultAnswer(request, conversation, random)
+          : composeAnswer(request, conversation, analysis, random);
     const content = truncateToTokenBudget(applyStopSequences(toWellFormed(answer), request.stop).text, budget - reasoning.tokens);
     for (const piece of content.pieces) events.push({ type: 'content', text: piece.text });
     outputTokens = content.tokens;

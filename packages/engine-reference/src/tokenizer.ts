@@ -14,14 +14,58 @@ import { countTokens, decodeGenerator, encode } from 'gpt-tokenizer';
  */
 const plainText = { disallowedSpecial: new Set<string>() };
 
-/** Tokens of `text` under o200k_base, special-token text treated as plain text. @internal */
-export function encodeText(text: string): number[] {
-  return encode(text, plainText);
+/** No piece handed to the BPE has a run longer than this (UTF-16 code units) without a break. */
+export const maxRunLength = 256;
+/** A run of whitespace or of non-whitespace longer than `maxRunLength`. */
+const longRun = new RegExp(`\\s{${maxRunLength + 1},}|\\S{${maxRunLength + 1},}`, 'gu');
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
-/** Number of o200k_base tokens in `text`. @internal */
+/**
+ * `text` cut into pieces for the BPE. gpt-tokenizer's byte-pair merge is quadratic in the
+ * length of one pre-tokenizer chunk, and a run without spaces (8,000 emoji, a 20,000-letter
+ * word) is one chunk: seconds of synchronous work. So every run of whitespace or of
+ * non-whitespace longer than `maxRunLength` is cut every `maxRunLength` code units (one
+ * earlier when that would split a surrogate pair); text without such runs is one piece, so
+ * its count is exactly gpt-tokenizer's. A long run may count a few tokens more or less than
+ * encoding it whole; every count in this package goes through here, so they all agree.
+ * @internal
+ */
+export function splitForEncoding(text: string): string[] {
+  if (text.length <= maxRunLength) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  for (const match of text.matchAll(longRun)) {
+    const end = match.index + match[0].length;
+    let cut = match.index + maxRunLength;
+    while (end - cut > 0) {
+      if (isHighSurrogate(text.charCodeAt(cut - 1))) cut--;
+      pieces.push(text.slice(start, cut));
+      start = cut;
+      cut += maxRunLength;
+    }
+  }
+  pieces.push(text.slice(start));
+  return pieces;
+}
+
+/** Tokens of `text` under o200k_base, special-token text treated as plain text. @internal */
+export function encodeText(text: string): number[] {
+  const pieces = splitForEncoding(text);
+  if (pieces.length === 1) return encode(text, plainText);
+  const tokens: number[] = [];
+  for (const piece of pieces) for (const token of encode(piece, plainText)) tokens.push(token);
+  return tokens;
+}
+
+/** Number of o200k_base tokens in `text` (long runs counted in pieces, see `splitForEncoding`). @internal */
 export function countTextTokens(text: string): number {
-  return text === '' ? 0 : countTokens(text, plainText);
+  if (text === '') return 0;
+  let tokens = 0;
+  for (const piece of splitForEncoding(text)) tokens += countTokens(piece, plainText);
+  return tokens;
 }
 
 /** Lone surrogates replaced by U+FFFD, which is what the tokenizer encodes them as anyway. @internal */
