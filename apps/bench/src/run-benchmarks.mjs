@@ -2,6 +2,7 @@
 // `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
 // `--only json,streaming,idle,decoding,client,linearity,encoding,relay` runs a subset.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine, loadAverage } from './lib/machine.mjs';
 import { only, pinning, protocol, quick } from './lib/options.mjs';
@@ -23,6 +24,7 @@ const log = (line) => console.log(line);
 // findings.md, say): the figures stay those of that one run.
 if (process.argv.includes('--render')) {
   const saved = JSON.parse(readFileSync(resultsPath, 'utf8'));
+  mkdirSync(dirname(reportPath), { recursive: true });
   writeFileSync(reportPath, writeReport({ ...saved, findingsPath }) + '\n');
   log(`Wrote ${reportPath} from ${resultsPath}.`);
   process.exit(0);
@@ -73,6 +75,7 @@ const durationSeconds = (Date.now() - started) / 1000;
 const report = writeReport({ results, machine, loads, options: { quick, protocol, pinning, suiteLoads }, commands, durationSeconds, findingsPath });
 mkdirSync(fileURLToPath(new URL('apps/bench/.cache/', root)), { recursive: true });
 writeFileSync(resultsPath, JSON.stringify({ results, machine, loads, options: { quick, protocol, pinning, suiteLoads }, commands, durationSeconds }, null, 2));
+mkdirSync(dirname(reportPath), { recursive: true });
 writeFileSync(reportPath, report + '\n');
 
 log(`\nTargets:`);
