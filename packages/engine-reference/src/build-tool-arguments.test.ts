@@ -2,6 +2,7 @@ import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { calculatorTool, calendarTool, noParametersTool, searchTool, weatherTool } from '../test/request-fixtures.js';
 import { buildToolArguments } from './build-tool-arguments.js';
+import { toWellFormed } from './tokenizer.js';
 import type { ToolDefinition } from './select-tools.js';
 
 const ajv = new Ajv({ strict: false, logger: false });
@@ -12,7 +13,8 @@ function tool(name: string, parameters: Record<string, unknown>): ToolDefinition
 
 function argumentsFor(definition: ToolDefinition, text: string): Record<string, unknown> {
   const json = buildToolArguments(definition, text);
-  const parsed = JSON.parse(json) as Record<string, unknown>;
+  expect(json).toBeDefined();
+  const parsed = JSON.parse(json ?? '') as Record<string, unknown>;
   const parameters = definition.function.parameters;
   if (parameters) expect(ajv.validate(parameters, parsed), JSON.stringify(ajv.errors)).toBe(true);
   return parsed;
@@ -108,6 +110,35 @@ describe('buildToolArguments', () => {
 
   it('should accept schemas that name another draft in $schema', () => {
     const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-    expect(JSON.parse(buildToolArguments(tool('weather', schema), 'weather in Lima'))).toEqual({ city: 'Lima' });
+    expect(JSON.parse(buildToolArguments(tool('weather', schema), 'weather in Lima') ?? '')).toEqual({ city: 'Lima' });
+  });
+
+  it('should give up (undefined) on schemas that do not fit the generation budget, quickly', () => {
+    const started = performance.now();
+    const twice = { type: 'object', properties: { left: { $ref: '#' }, right: { $ref: '#' } }, required: ['left', 'right'] };
+    expect(buildToolArguments(tool('tree', twice), 'grow')).toBeUndefined();
+    const once = { type: 'object', properties: { next: { $ref: '#' } }, required: ['next'] };
+    expect(buildToolArguments(tool('chain', once), 'follow')).toBeUndefined();
+    const items = (inner: unknown) => ({ type: 'array', minItems: 64, items: inner });
+    expect(buildToolArguments(tool('grid', { type: 'object', properties: { grid: items(items(items({ type: 'string' }))) }, required: ['grid'] }), 'fill')).toBeUndefined();
+    expect(buildToolArguments(tool('code', { type: 'object', properties: { code: { type: 'string', minLength: 20_000 } }, required: ['code'] }), 'write')).toBeUndefined();
+    expect(buildToolArguments(tool('huge', { type: 'object', properties: { code: { type: 'string', minLength: 1e9 } }, required: ['code'] }), 'write')).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('should still fill schemas within the budget: optional self-references, 64 items, 4,000 characters', () => {
+    const tree = { type: 'object', properties: { name: { type: 'string' }, child: { $ref: '#' } }, required: ['name'] };
+    expect(argumentsFor(tool('tree', tree), 'name it')).toHaveProperty('name');
+    const list = { type: 'object', properties: { rows: { type: 'array', minItems: 64, items: { type: 'array', minItems: 8, items: { type: 'integer' } } } }, required: ['rows'] };
+    expect(argumentsFor(tool('rows', list), 'rows please').rows).toHaveLength(64);
+    const long = { type: 'object', properties: { code: { type: 'string', minLength: 4000 } }, required: ['code'] };
+    expect((argumentsFor(tool('code', long), 'write').code as string).length).toBeGreaterThanOrEqual(4000);
+  });
+
+  it('should cut a long message used as a text value to the string cap, never inside a surrogate pair', () => {
+    const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+    const value = argumentsFor(tool('echo', schema), `${'😀'.repeat(5000)}`).text as string;
+    expect(value.length).toBeLessThanOrEqual(4096);
+    expect(value).toBe(toWellFormed(value));
   });
 });

@@ -133,4 +133,15 @@ describe('createReferenceEngine: tools', () => {
     expect(text).toContain('"Bear Peak Trail, Mount Sanitas"');
     expect(text).toContain('a list of 2 items');
   });
+
+  it('should answer in text, not call a tool, when its arguments do not fit the generation budget', async () => {
+    const tree = { type: 'function' as const, function: { name: 'tree', parameters: { type: 'object', properties: { left: { $ref: '#' }, right: { $ref: '#' } }, required: ['left', 'right'] } } };
+    const request = createRequest({ user: 'Grow the tree.', tools: [tree], toolChoice: 'required' });
+    const events = await run(request);
+    expect(toolCallsOf(events)).toEqual([]);
+    expect(textOf(events, 'content')).toBe('I did not call the tool "tree": the arguments its schema requires are too large for the reference engine.');
+    expect(finishOf(events).reason).toBe('stop');
+    expect(finishOf(events).usage.completionTokens).toBe(tokens(textOf(events, 'content')));
+    expect(await run(request)).toEqual(events);
+  });
 });

@@ -1,6 +1,6 @@
 import { decode, encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
-import { countTextTokens, splitIntoTokenPieces, toWellFormed } from './tokenizer.js';
+import { countTextTokens, maxRunLength, splitForEncoding, splitIntoTokenPieces, toWellFormed } from './tokenizer.js';
 
 describe('splitIntoTokenPieces', () => {
   it('should give one piece per token with the running count', () => {
@@ -35,5 +35,39 @@ describe('splitIntoTokenPieces', () => {
 describe('toWellFormed', () => {
   it('should replace lone surrogates and keep pairs', () => {
     expect(toWellFormed('a\uD800b\uDC00c😀')).toBe('a\uFFFDb\uFFFDc😀');
+  });
+});
+
+describe('splitForEncoding', () => {
+  it('should leave ordinary text (and JSON) whole, so its count is exactly gpt-tokenizer\'s', () => {
+    const text = `The quick brown fox. ${JSON.stringify({ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } })}`;
+    expect(splitForEncoding(text)).toEqual([text]);
+    expect(countTextTokens(text)).toBe(encode(text).length);
+  });
+
+  it('should cut long runs without a break, never inside a surrogate pair, and join back', () => {
+    for (const text of ['x'.repeat(20_000), `a ${'😀'.repeat(8000)} b`, `${'x'.repeat(33)}${'😀'.repeat(100)}`, ' '.repeat(1000), `x${'😀'.repeat(300)}`]) {
+      const pieces = splitForEncoding(text);
+      expect(pieces.join('')).toBe(text);
+      for (const piece of pieces) {
+        expect(piece).toBe(toWellFormed(piece));
+        expect(piece).not.toMatch(new RegExp(`[\\p{L}\\p{M}]{${2 * maxRunLength + 1}}|[^\\s\\p{L}\\p{M}\\p{N}]{${2 * maxRunLength + 1}}|\\s{${2 * maxRunLength + 1}}`, 'u'));
+      }
+    }
+  });
+
+  it('should count long runs in linear time and keep pieces and counts consistent', () => {
+    const emoji = '😀'.repeat(8000);
+    let started = performance.now();
+    expect(countTextTokens(emoji)).toBe(8000);
+    expect(performance.now() - started).toBeLessThan(250);
+    const pieces = splitIntoTokenPieces(`${emoji} and ${'x'.repeat(20_000)}`);
+    expect(pieces.map((piece) => piece.text).join('')).toBe(`${emoji} and ${'x'.repeat(20_000)}`);
+    expect(pieces.at(-1)?.tokensThrough).toBe(countTextTokens(`${emoji} and ${'x'.repeat(20_000)}`));
+    let letters = '';
+    for (let index = 0; index < 200_000; index++) letters += String.fromCharCode(97 + ((index * 7919) % 26));
+    started = performance.now();
+    countTextTokens(letters);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });

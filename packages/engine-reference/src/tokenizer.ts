@@ -14,10 +14,17 @@ import { countTokens, decodeGenerator, encode } from 'gpt-tokenizer';
  */
 const plainText = { disallowedSpecial: new Set<string>() };
 
-/** No piece handed to the BPE has a run longer than this (UTF-16 code units) without a break. */
-export const maxRunLength = 256;
-/** A run of whitespace or of non-whitespace longer than `maxRunLength`. */
-const longRun = new RegExp(`\\s{${maxRunLength + 1},}|\\S{${maxRunLength + 1},}`, 'gu');
+/** No piece handed to the BPE has a run of one character class longer than this (code points). */
+export const maxRunLength = 32;
+/*
+ * A run of letters (with their marks), of other symbols (punctuation, emoji) or of whitespace
+ * longer than `maxRunLength`: the classes o200k's pre-tokenizer splits on (digits come in
+ * groups of at most three already), so none of its chunks is much longer than such a run.
+ */
+const longRun = new RegExp(
+  `[\\p{L}\\p{M}]{${maxRunLength + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${maxRunLength + 1},}|\\s{${maxRunLength + 1},}`,
+  'gu',
+);
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
@@ -25,12 +32,14 @@ function isHighSurrogate(code: number): boolean {
 
 /**
  * `text` cut into pieces for the BPE. gpt-tokenizer's byte-pair merge is quadratic in the
- * length of one pre-tokenizer chunk, and a run without spaces (8,000 emoji, a 20,000-letter
- * word) is one chunk: seconds of synchronous work. So every run of whitespace or of
- * non-whitespace longer than `maxRunLength` is cut every `maxRunLength` code units (one
- * earlier when that would split a surrogate pair); text without such runs is one piece, so
- * its count is exactly gpt-tokenizer's. A long run may count a few tokens more or less than
- * encoding it whole; every count in this package goes through here, so they all agree.
+ * length of one pre-tokenizer chunk, and a run without a break (8,000 emoji, a 20,000-letter
+ * word) is one chunk: seconds of synchronous work. So every run (see `longRun`) longer than
+ * `maxRunLength` is cut every `maxRunLength` code units (one earlier when that would split a
+ * surrogate pair), which makes the work linear with a small constant (a 1 MiB run of random
+ * letters: about 0.3 s, like 1 MiB of prose; 256-unit pieces would still cost seconds).
+ * Text without such runs is one piece, so its count is exactly gpt-tokenizer's; a long run
+ * may count a token or so more than encoding it whole. Every count in this package goes
+ * through here, so prompt usage, completion usage and the `maxTokens` cut all agree.
  * @internal
  */
 export function splitForEncoding(text: string): string[] {
