@@ -55,6 +55,8 @@ const edgeStrings = [
   'What is 12 * 7?',
   'Search the web for the weather in Paris',
   'a'.repeat(300),
+  '😀'.repeat(4000),
+  'x'.repeat(20_000),
 ];
 
 const text = fc.oneof(
@@ -110,6 +112,10 @@ const badSchemas: Json[] = [
   { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', $defs: { a: { $ref: '#/$defs/a' } } },
   { type: 'object', properties: { a: { $ref: '#' } } },
   { type: 'object', definitions: { a: { $ref: '#/definitions/b' }, b: { $ref: '#/definitions/a' } } },
+  // Valid, but heavy for an engine that generates arguments (issue 7 stalls of the reference engine).
+  { type: 'object', properties: { left: { $ref: '#' }, right: { $ref: '#' } }, required: ['left', 'right'] },
+  { type: 'object', properties: { grid: { type: 'array', minItems: 64, items: { type: 'array', minItems: 64, items: { type: 'array', minItems: 64, items: { type: 'string' } } } } }, required: ['grid'] },
+  { type: 'object', properties: { code: { type: 'string', minLength: 100_000, pattern: '\\w+!' } }, required: ['code'] },
 ];
 
 const tool = fc.record({
