@@ -86,7 +86,7 @@ export function writeReport({ results, machine, loads, options, commands, durati
   if (options.quick) push('> **Smoke run** (`--quick`): runs are too short and too few to mean anything; this only shows the machinery works.');
   if (heavy) {
     push(
-      `> **The machine was shared during this run**: load average up to ${Math.max(...Object.values(options.suiteLoads).concat(loads).map((load) => load[0])).toFixed(1)} on ${machine.nproc} cores, of which the benchmark itself accounts for about 2 (other engineers' builds and test runs did the rest). ` +
+      `> **The machine was shared during this run**: load average up to ${Math.max(...Object.values(options.suiteLoads).concat(loads).map((load) => load[0])).toFixed(1)} on ${machine.nproc} cores, of which the benchmark itself (with the build step that starts it) accounts for about 2 and other engineers' builds and test runs for the rest. ` +
         'Absolute req/s figures are then depressed and noisy; the ratios come from pairs measured back to back, and the figures per second of *server CPU time* are the ones to trust, as issue 11 says.',
     );
   }
