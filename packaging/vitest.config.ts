@@ -8,6 +8,6 @@ export default defineProject({
     testTimeout: 240_000,
     hookTimeout: 300_000,
     // Runs after every other project: it is CPU-heavy, and other suites measure latencies.
-    sequence: { groupOrder: 1 },
+    sequence: { groupOrder: 3 },
   },
 });

@@ -8,6 +8,8 @@ export default defineProject({
     hookTimeout: 60_000,
     testTimeout: 30_000,
     // The files mostly wait on their own server process: run them side by side even on 2 CPUs.
+    // Vitest runs projects with their own worker count as a group of their own.
     maxWorkers: 3,
+    sequence: { groupOrder: 1 },
   },
 });
