@@ -4,8 +4,9 @@ import { createChatHandler } from '@quantum-chat/core';
 import { createFixedEngine, jsonRequestBody, requestHeaders } from '../src/lib/fixtures.mjs';
 const handler = createChatHandler({ engine: createFixedEngine() });
 const bytes = Buffer.from(jsonRequestBody);
+// The signal is lazy, as the adapters make it (`clientGoneSignal`).
 async function once() {
-  const r = await handler.handle({ method: 'POST', path: '/chat/completions', headers: requestHeaders, body: { kind: 'bytes', bytes }, signal: new AbortController().signal });
+  const r = await handler.handle({ method: 'POST', path: '/chat/completions', headers: requestHeaders, body: { kind: 'bytes', bytes }, get signal() { return new AbortController().signal; } });
   if (r.status !== 200) throw new Error(r.body);
 }
 for (let i = 0; i < 20000; i++) await once();

@@ -15,8 +15,10 @@ import { runRelaySuite } from './suites/relay-suite.mjs';
 import { evaluateTargets, writeReport } from './report/write-report.mjs';
 
 const root = new URL('../../../', import.meta.url);
-const reportPath = fileURLToPath(quick ? new URL('apps/bench/.cache/benchmarks-quick.md', root) : new URL('docs/benchmarks.md', root));
-const resultsPath = fileURLToPath(new URL(`apps/bench/.cache/results${quick ? '-quick' : ''}.json`, root));
+// Only a full run writes docs/benchmarks.md: a smoke run or a subset (`--only`) goes to .cache/.
+const partial = quick ? '-quick' : only !== undefined ? '-partial' : '';
+const reportPath = fileURLToPath(partial ? new URL(`apps/bench/.cache/benchmarks${partial}.md`, root) : new URL('docs/benchmarks.md', root));
+const resultsPath = fileURLToPath(new URL(`apps/bench/.cache/results${partial}.json`, root));
 const findingsPath = fileURLToPath(new URL('apps/bench/findings.md', root));
 const log = (line) => console.log(line);
 

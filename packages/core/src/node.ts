@@ -4,6 +4,8 @@
 /** Read a Node request into the core's plain request. */
 export { readChatRequest } from './node/read-chat-request.js';
 export type { ReadChatRequestOptions } from './node/read-chat-request.js';
+/** A lazy signal that aborts when the client leaves before the response ended. */
+export { clientGoneSignal } from './node/client-gone-signal.js';
 /** Write the core's response to a Node response, honouring backpressure. */
 export { writeChatResponse } from './node/write-chat-response.js';
 export type { NodeIncomingMessageLike, NodeServerResponseLike } from './node/node-like.js';

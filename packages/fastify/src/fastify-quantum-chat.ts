@@ -10,7 +10,7 @@ import {
   type ChatHttpRequestBody,
   type ChatHttpResponse,
 } from '@quantum-chat/core';
-import { onStreamStalled, readChatRequest } from '@quantum-chat/core/node';
+import { clientGoneSignal, onStreamStalled, readChatRequest } from '@quantum-chat/core/node';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Handler options, or an existing handler as `{ handler }` (one handler can serve several hosts). */
@@ -44,19 +44,15 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
 
   /** Hands a request to the core; a body Fastify refused itself arrives as `rejected`. */
   async function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
-    const controller = new AbortController();
-    const clientGone = () => {
-      if (!reply.raw.writableEnded) controller.abort(new Error('The client closed the connection.'));
-    };
-    // The client may have left while the body was read: 'close' has fired already then.
-    if (reply.raw.destroyed) clientGone();
-    else reply.raw.on('close', clientGone);
+    const signal = clientGoneSignal(reply.raw);
     const response = await handler.handle({
       method: request.method,
       path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
       headers: request.headers,
       body,
-      signal: controller.signal,
+      get signal() {
+        return signal();
+      },
     });
     return send(reply, response);
   }

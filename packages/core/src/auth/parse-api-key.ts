@@ -23,13 +23,16 @@ const bodyLength = 30;
 const checksumLength = 6;
 const base62Pattern = /^[0-9A-Za-z]+$/;
 
+const crcTable = Int32Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte;
+  for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  return crc;
+});
+
 /** CRC-32 (IEEE) of an ASCII string: a cheap typo check, not a secret. */
 function crc32(text: string): number {
   let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) {
-    crc ^= text.charCodeAt(i);
-    for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
+  for (let i = 0; i < text.length; i++) crc = (crc >>> 8) ^ crcTable[(crc ^ text.charCodeAt(i)) & 0xff]!;
   return (crc ^ 0xffffffff) >>> 0;
 }
 

@@ -146,7 +146,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       engine,
       request: engineRequest,
       requestId,
-      signal: request.signal,
+      // Read when needed: a host may make its signal lazily (see `clientGoneSignal`).
+      get signal() {
+        return request.signal;
+      },
       shutdownSignal: options.shutdownSignal,
       generateId,
       createdSeconds: Math.floor(now() / 1000),
@@ -197,7 +200,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         }
       }
     }
-    return { ...response, headers: { ...response.headers, 'x-request-id': requestId } };
+    // Every response above was built for this request, its headers included: set, not copied.
+    (response.headers as Record<string, string>)['x-request-id'] = requestId;
+    return response;
   }
 
   return { handle, fetch: toFetchHandler(handle) };

@@ -10,6 +10,7 @@ import {
 import { messageRoles, messageSchemasByRole, type MessageContent } from '../schemas/message.js';
 import type { ToolChoice, ToolDefinition } from '../schemas/tool-definition.js';
 import { createToolSchemaBudget, findToolSchemaProblem } from '../tools/validate-tool-schema.js';
+import { readPlainRequestFields, type RequestFields } from './read-plain-request-fields.js';
 import { formatParamPath, zodIssueToError } from './zod-issue-to-error.js';
 
 /** A chat request that passed every check, ready for an engine (`reasoning` is set by the model). */
@@ -159,6 +160,12 @@ function resolveToolChoice(choice: ToolChoice | undefined, tools: ToolDefinition
   return choice;
 }
 
+function parseRequestFields(known: Record<string, unknown>): RequestFields {
+  const parsed = requestWithoutMessages.safeParse(known, { reportInput: true });
+  if (!parsed.success) throw firstIssue(parsed);
+  return parsed.data;
+}
+
 /**
  * Validates a parsed body as a chat completion request (decisions §2): unknown top-level
  * fields are ignored and reported, `null` reads as absent, defaults are applied, and the
@@ -176,9 +183,7 @@ export function validateChatRequest(body: unknown): ValidatedChatRequest {
   }
   if (known.model === undefined) throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'model'.", { param: 'model' });
   const messages = validateMessages(known.messages);
-  const parsed = requestWithoutMessages.safeParse(known, { reportInput: true });
-  if (!parsed.success) throw firstIssue(parsed);
-  const request = parsed.data;
+  const request = readPlainRequestFields(known) ?? parseRequestFields(known);
 
   if (request.n !== undefined && request.n !== 1) throw invalid('n', "Unsupported value for 'n': only 1 choice per request is supported.", 'unsupported_value');
   if (request.max_tokens !== undefined && request.max_completion_tokens !== undefined && request.max_tokens !== request.max_completion_tokens) {

@@ -1,5 +1,6 @@
 import type { ChatHttpRequest, ChatHttpRequestBody } from '../http/chat-http-types.js';
 import { defaultMaxBodyBytes } from '../http/read-request-body.js';
+import { clientGoneSignal } from './client-gone-signal.js';
 import type { NodeIncomingMessageLike, NodeServerResponseLike } from './node-like.js';
 
 export interface ReadChatRequestOptions {
@@ -62,15 +63,17 @@ export async function readChatRequest(
   res: NodeServerResponseLike,
   options: ReadChatRequestOptions = {},
 ): Promise<ChatHttpRequest> {
-  const controller = new AbortController();
-  const clientGone = () => {
-    if (!res.writableEnded) controller.abort(new Error('The client closed the connection.'));
-  };
-  // A host parser may have read the body while the client left: 'close' has fired already then.
-  if (res.destroyed) clientGone();
-  else res.on('close', clientGone);
+  const signal = clientGoneSignal(res);
   const path = options.path ?? (req.url ?? '/').split('?', 1)[0]!;
   const body: ChatHttpRequestBody =
     options.parsedBody !== undefined ? { kind: 'parsed', value: options.parsedBody } : await readBody(req, options.maxBodyBytes ?? defaultMaxBodyBytes);
-  return { method: req.method ?? 'GET', path, headers: req.headers, body, signal: controller.signal };
+  return {
+    method: req.method ?? 'GET',
+    path,
+    headers: req.headers,
+    body,
+    get signal() {
+      return signal();
+    },
+  };
 }
