@@ -243,7 +243,11 @@ describe('createChatCompletionStream', () => {
       const reader = body.getReader();
       const wrapped = new ReadableStream<Uint8Array>({
         async pull(controller) {
-          const aborted = new Promise<never>((_, reject) => attempt.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+          // Also when the signal aborted before this pull started (how soon the stream pulls again is up to the runtime).
+          const aborted = new Promise<never>((_, reject) => {
+            if (attempt.signal.aborted) reject(new DOMException('aborted', 'AbortError'));
+            else attempt.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+          });
           const result = await Promise.race([reader.read(), aborted]);
           if (result.done) controller.close();
           else controller.enqueue(result.value);

@@ -1,3 +1,4 @@
+import { createSseDecoder, type SseDecoder, type SseEvent } from '@quantum-chat/core';
 import { QuantumChatApiError } from '../errors/api-error.js';
 import { APIConnectionError, APIUserAbortError } from '../errors/connection-errors.js';
 import type { ApiResponse } from '../http/send-request.js';
@@ -5,9 +6,8 @@ import { toTransportError } from '../http/send-request.js';
 import type { ChatStreamEvent } from './chat-stream-event.js';
 import type { CollectedCompletion } from './collected-completion.js';
 import { completionToEvents } from './completion-to-events.js';
-import { createChunkReader } from './create-chunk-reader.js';
+import { createChunkReader, type ChunkReader } from './create-chunk-reader.js';
 import { createCompletionCollector } from './create-completion-collector.js';
-import { readSseEvents } from './read-sse-events.js';
 
 /**
  * A chat completion stream: iterate it for typed events, or `collect()` it into the final
@@ -34,10 +34,21 @@ export interface ChatCompletionStream extends AsyncIterable<ChatStreamEvent> {
 
 type State = 'idle' | 'running' | 'completed' | 'failed' | 'aborted';
 
+type Step = IteratorResult<ChatStreamEvent, void>;
+
+const finished = (): Step => ({ value: undefined, done: true });
+
 /**
  * Creates the stream over `open`, which sends the request (with retries before the first
  * byte) under the given signal. A stream that ends without `[DONE]`, or with an error event,
  * throws: truncation never looks like success.
+ *
+ * The iterator is written by hand, not as async generators: the events of one network read
+ * are decoded synchronously into a batch, and each `next()` hands out the next one from it,
+ * so there is one await per read rather than two generator resumptions per event. It behaves
+ * as the async generator it replaces: calls are queued, `return()` (a `break`) cancels the
+ * request, an error is thrown once, after the events decoded before it, and a finished
+ * iterator answers `done`.
  *
  * @internal
  */
@@ -52,65 +63,171 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
   let headers: Record<string, string> | undefined;
   let state: State = 'idle';
   let failure: unknown;
-  let generator: AsyncGenerator<ChatStreamEvent, void, undefined> | undefined;
 
-  async function* run(): AsyncGenerator<ChatStreamEvent, void, undefined> {
-    state = 'running';
-    let attempt: ApiResponse['attempt'] | undefined;
+  /** The iterator has ended (or was closed before it started): `next()` answers `done`. */
+  let closed = false;
+  /** The `next()`, `return()` or `throw()` in progress; later calls wait for it, in order. */
+  let busy: Promise<Step> | undefined;
+  let attempt: ApiResponse['attempt'] | undefined;
+  let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /** The body has been read to its end (or there was none to read). */
+  let bodyDone = false;
+  let chunkReader: ChunkReader | undefined;
+  let sseDecoder: SseDecoder | undefined;
+  /** The events decoded from the last read, handed out from `position`. */
+  const batch: ChatStreamEvent[] = [];
+  let position = 0;
+  /** What the last read's events threw: thrown once the events before it are handed out. */
+  let pendingError: { error: unknown } | undefined;
+
+  function onSseEvent(event: SseEvent): void {
+    if (pendingError !== undefined) return;
     try {
-      const opened = await open(controller.signal);
-      attempt = opened.attempt;
-      headers = opened.headers;
-      // The response has started: from here on nothing is retried, and no timeout applies.
-      attempt.clearTimeout();
-      if ((headers['content-type'] ?? '').includes('application/json')) {
-        // A server that ignored `stream: true` (or answered an error with 200): read it whole.
-        const events = completionToEvents(await opened.response.json(), headers);
-        meta = events.meta;
-        for (const event of events.events) {
-          collector.add(event);
-          yield event;
-        }
-        state = 'completed';
-        return;
-      }
-      const reader = createChunkReader(headers);
-      // After `[DONE]` the body is still read to its end (our server ends it at once), as the
-      // openai SDK does: cancelling it instead would close a connection that could be reused.
-      for await (const sseEvent of readSseEvents(opened.response.body)) {
-        for (const event of reader.read(sseEvent)) {
-          collector.add(event);
-          yield event;
-        }
-      }
-      meta = { id: reader.id, model: reader.model };
-      if (!reader.done) throw new APIConnectionError('The stream ended before `data: [DONE]`: the response is incomplete.', { headers });
-      state = 'completed';
+      chunkReader!.read(event, batch);
     } catch (error) {
-      state = 'failed';
-      failure = QuantumChatApiError.isInstance(error) ? error : attempt === undefined ? error : toTransportError(error, attempt);
-      throw failure;
-    } finally {
-      // A `break` (or `return()`) lands here with the request still open: cancel it.
-      if (state === 'running') {
-        state = 'aborted';
-        controller.abort();
-      }
-      if (state !== 'completed') attempt?.abort();
-      attempt?.dispose();
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      pendingError = { error };
     }
   }
 
-  function iterator(): AsyncGenerator<ChatStreamEvent, void, undefined> {
-    generator ??= run();
-    return generator;
+  async function start(): Promise<void> {
+    state = 'running';
+    const opened = await open(controller.signal);
+    attempt = opened.attempt;
+    headers = opened.headers;
+    // The response has started: from here on nothing is retried, and no timeout applies.
+    attempt.clearTimeout();
+    if ((headers['content-type'] ?? '').includes('application/json')) {
+      // A server that ignored `stream: true` (or answered an error with 200): read it whole.
+      bodyDone = true;
+      const events = completionToEvents(await opened.response.json(), headers);
+      meta = events.meta;
+      for (const event of events.events) batch.push(event);
+      return;
+    }
+    chunkReader = createChunkReader(headers);
+    // After `[DONE]` the body is still read to its end (our server ends it at once), as the
+    // openai SDK does: cancelling it instead would close a connection that could be reused.
+    // An incomplete trailing event is dropped, as WHATWG requires.
+    sseDecoder = createSseDecoder({ onEvent: onSseEvent });
+    const responseBody = opened.response.body;
+    if (responseBody === null) bodyDone = true;
+    else body = responseBody.getReader();
   }
+
+  /** Reads until there are events to hand out, or the stream ends. */
+  async function pull(): Promise<Step> {
+    try {
+      if (state === 'idle') await start();
+      for (;;) {
+        if (position < batch.length) return deliver();
+        if (pendingError !== undefined) throw pendingError.error;
+        if (bodyDone) break;
+        batch.length = 0;
+        position = 0;
+        const { done, value } = await body!.read();
+        if (done) {
+          bodyDone = true;
+          sseDecoder!.end();
+        } else {
+          sseDecoder!.feed(value);
+        }
+      }
+      if (chunkReader !== undefined) {
+        meta = { id: chunkReader.id, model: chunkReader.model };
+        if (!chunkReader.done) throw new APIConnectionError('The stream ended before `data: [DONE]`: the response is incomplete.', { headers });
+      }
+      state = 'completed';
+    } catch (error) {
+      await releaseBody();
+      state = 'failed';
+      failure = QuantumChatApiError.isInstance(error) ? error : attempt === undefined ? error : toTransportError(error, attempt);
+      await finish();
+      throw failure;
+    }
+    await finish();
+    return finished();
+  }
+
+  function deliver(): Step {
+    const event = batch[position++]!;
+    collector.add(event);
+    return { value: event, done: false };
+  }
+
+  /** Cancels the body unless it was read to its end (which closes the connection), and lets it go. */
+  async function releaseBody(): Promise<void> {
+    const reader = body;
+    if (reader === undefined) return;
+    body = undefined;
+    if (!bodyDone) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+
+  async function finish(): Promise<void> {
+    closed = true;
+    await releaseBody();
+    // A `break` (or `return()`) lands here with the request still open: cancel it.
+    if (state === 'running') {
+      state = 'aborted';
+      controller.abort();
+    }
+    if (state !== 'completed') attempt?.abort();
+    attempt?.dispose();
+    callerSignal?.removeEventListener('abort', onCallerAbort);
+  }
+
+  function track(step: Promise<Step>): Promise<Step> {
+    busy = step;
+    const settle = () => {
+      if (busy === step) busy = undefined;
+    };
+    step.then(settle, settle);
+    return step;
+  }
+
+  function next(): Promise<Step> {
+    if (busy !== undefined) return busy.then(next, next);
+    if (position < batch.length) return Promise.resolve(deliver());
+    if (closed) return Promise.resolve(finished());
+    return track(pull());
+  }
+
+  function stop(): Promise<Step> {
+    if (busy !== undefined) return busy.then(stop, stop);
+    if (closed || state === 'idle') {
+      closed = true;
+      return Promise.resolve(finished());
+    }
+    return track(finish().then(finished));
+  }
+
+  function raise(error: unknown): Promise<Step> {
+    const raiseAgain = () => raise(error);
+    if (busy !== undefined) return busy.then(raiseAgain, raiseAgain);
+    if (closed || state === 'idle') {
+      closed = true;
+      return Promise.reject(error);
+    }
+    return track(
+      (async () => {
+        await releaseBody();
+        state = 'failed';
+        failure = QuantumChatApiError.isInstance(error) ? error : attempt === undefined ? error : toTransportError(error, attempt);
+        await finish();
+        throw failure;
+      })(),
+    );
+  }
+
+  const iterator: AsyncIterableIterator<ChatStreamEvent> & AsyncGenerator<ChatStreamEvent, void, undefined> = Object.assign(Object.create(asyncIteratorPrototype) as object, {
+    next,
+    return: stop,
+    throw: raise,
+  }) as AsyncIterableIterator<ChatStreamEvent> & AsyncGenerator<ChatStreamEvent, void, undefined>;
 
   async function collect(): Promise<CollectedCompletion> {
     if (state === 'idle' || state === 'running') {
-      const events = iterator();
-      while (!(await events.next()).done) {
+      while (!(await next()).done) {
         // Each event is already in the collector.
       }
     }
@@ -120,7 +237,7 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
   }
 
   return {
-    [Symbol.asyncIterator]: iterator,
+    [Symbol.asyncIterator]: () => iterator,
     collect,
     finalMessage: collect,
     abort: () => controller.abort(),
@@ -132,3 +249,6 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
     },
   };
 }
+
+/** `%AsyncIteratorPrototype%`: gives the iterator `[Symbol.asyncIterator]` (and whatever else the runtime adds). */
+const asyncIteratorPrototype: object = Object.getPrototypeOf(Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})()) as object) as object) as object;

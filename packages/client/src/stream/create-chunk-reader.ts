@@ -2,12 +2,16 @@ import type { SseEvent, Usage } from '@quantum-chat/core';
 import { APIResponseValidationError } from '../errors/connection-errors.js';
 import { createApiError } from '../errors/create-api-error.js';
 import type { ChatStreamEvent } from './chat-stream-event.js';
+import { learnChunkTemplate, matchChunkTemplate, type ChunkTemplate } from './chunk-template.js';
 import { createToolCallIndexer } from './create-tool-call-indexer.js';
 
 /** Turns decoded SSE events into typed stream events. @internal */
 export interface ChunkReader {
-  /** The events of one SSE event; throws the API error of an error frame or payload. */
-  read(event: SseEvent): ChatStreamEvent[];
+  /**
+   * Appends the events of one SSE event to `out`; throws the API error of an error frame or
+   * payload (after appending nothing for that event).
+   */
+  read(event: SseEvent, out: ChatStreamEvent[]): void;
   /** `data: [DONE]` was read: the stream ended as it should. */
   readonly done: boolean;
   /** The `id` and `model` of the first chunk that had them. */
@@ -41,6 +45,11 @@ export function createChunkReader(headers: Record<string, string> = {}): ChunkRe
   let id: string | undefined;
   let model: string | undefined;
   const toolCallIndexer = createToolCallIndexer();
+  /** The last learned chunk shape of `message` (0) and `thought_trace` (1) events. */
+  const templates: (ChunkTemplate | undefined)[] = [undefined, undefined];
+  /** Chunks matched by the current templates, and learning attempts left (spent on shapes that never repeat). */
+  let templateHits = 0;
+  let learnCredits = learnCreditLimit;
 
   function parse(data: string): unknown {
     try {
@@ -74,10 +83,9 @@ export function createChunkReader(headers: Record<string, string> = {}): ChunkRe
     return { ...value, total_tokens: total } as Usage;
   }
 
-  function readChunk(chunk: JsonObject, isThoughtTrace: boolean): ChatStreamEvent[] {
+  function readChunk(chunk: JsonObject, isThoughtTrace: boolean, events: ChatStreamEvent[]): void {
     id ??= nonEmptyString(chunk.id);
     model ??= nonEmptyString(chunk.model);
-    const events: ChatStreamEvent[] = [];
     const traceText = isThoughtTrace && typeof chunk.delta === 'string' ? chunk.delta : undefined;
     if (traceText) events.push({ type: 'reasoning', text: traceText });
     let finishReason: string | undefined;
@@ -96,25 +104,41 @@ export function createChunkReader(headers: Record<string, string> = {}): ChunkRe
     const usage = readUsage(chunk.usage);
     if (usage !== undefined) events.push({ type: 'usage', usage });
     if (finishReason !== undefined) events.push({ type: 'finish', finishReason });
-    return events;
   }
 
-  function read(event: SseEvent): ChatStreamEvent[] {
-    if (done) return [];
+  function read(event: SseEvent, out: ChatStreamEvent[]): void {
+    if (done) return;
     const name = event.event ?? 'message';
     if (name === 'error') {
       const payload = safeParse(event.data);
       throw createApiError(undefined, isObject(payload) && 'error' in payload ? payload : { error: { message: event.data || 'The stream failed.' } }, headers);
     }
-    if (name !== 'message' && name !== 'thought_trace') return [];
-    if (event.data.trim() === '[DONE]') {
+    if (name !== 'message' && name !== 'thought_trace') return;
+    const data = event.data;
+    // A chunk starts with `{`: only other data can be `[DONE]` (perhaps with spaces around it).
+    if (data.charCodeAt(0) !== 123 && data.trim() === '[DONE]') {
       done = true;
-      return [];
+      return;
     }
-    const payload = parse(event.data);
-    if (!isObject(payload)) throw new APIResponseValidationError(`The stream sent a chunk that is not an object: ${event.data.slice(0, 200)}`, { headers });
+    const isThoughtTrace = name === 'thought_trace';
+    const slot = isThoughtTrace ? 1 : 0;
+    const template = templates[slot];
+    // Most chunks repeat the shape of the one before them: read them without a parse.
+    if (template !== undefined && matchChunkTemplate(template, data)) {
+      if (++templateHits >= learnCreditLimit * 2) learnCredits = learnCreditLimit;
+      readChunk(template.chunk, isThoughtTrace, out);
+      return;
+    }
+    const payload = parse(data);
+    if (!isObject(payload)) throw new APIResponseValidationError(`The stream sent a chunk that is not an object: ${data.slice(0, 200)}`, { headers });
     if (payload.error !== undefined && payload.error !== null) throw createApiError(undefined, payload, headers);
-    return readChunk(payload, name === 'thought_trace');
+    readChunk(payload, isThoughtTrace, out);
+    if (learnCredits > 0) {
+      // Learned after reading: readChunk keeps nothing of the chunk but strings and copies.
+      learnCredits--;
+      templateHits = 0;
+      templates[slot] = learnChunkTemplate(data, payload) ?? template;
+    }
   }
 
   return {
@@ -130,6 +154,9 @@ export function createChunkReader(headers: Record<string, string> = {}): ChunkRe
     },
   };
 }
+
+/** Chunk shapes learned in a row that were never matched before parsing stops learning. */
+const learnCreditLimit = 8;
 
 function safeParse(data: string): unknown {
   try {
