@@ -210,6 +210,70 @@ describe('createChatCompletionStream', () => {
     expect(await stream.collect()).toEqual({ id: 'chatcmpl-x', model: 'm', reasoning: 'r', content: 'c', toolCalls: [], finishReason: 'stop', usage });
   });
 
+  it('should read long streams of same-shaped chunks (read through templates) exactly, however cut', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.boolean(), fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', '\n', 'é', '🙂', '\u2028'), maxLength: 20 })), { minLength: 1, maxLength: 60 }),
+        fc.uniqueArray(fc.nat(), { maxLength: 20 }),
+        async (pieces, cuts) => {
+          const text =
+            pieces.map(([isTrace, piece]) => (isTrace ? frame({ delta: piece, ...chunk({ reasoning_content: piece }) }, 'thought_trace') : frame(chunk({ content: piece }), 'message'))).join('') +
+            frame({ ...envelope, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage }) +
+            frame('[DONE]');
+          const bytes = encoder.encode(text);
+          const positions = [...new Set(cuts.map((cut) => 1 + (cut % (bytes.length - 1))))].sort((left, right) => left - right);
+          const stream = streamOf(cut(bytes, positions));
+          const events = await eventsOf(stream);
+          const expected: ChatStreamEvent[] = pieces.filter(([, piece]) => piece !== '').map(([isTrace, piece]) => ({ type: isTrace ? 'reasoning' : 'content', text: piece }));
+          expect(events).toEqual([...expected, { type: 'usage', usage }, { type: 'finish', finishReason: 'stop' }]);
+          const collected = await stream.collect();
+          expect(collected.reasoning).toBe(pieces.filter(([isTrace]) => isTrace).map(([, piece]) => piece).join(''));
+          expect(collected.content).toBe(pieces.filter(([isTrace]) => !isTrace).map(([, piece]) => piece).join(''));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('should still reject a malformed chunk whose shape was learned, after the events before it', async () => {
+    const good = frame(chunk({ content: 'a' })) + frame(chunk({ content: 'b' })) + frame(chunk({ content: 'c' }));
+    // A raw tab inside a string, and an invalid escape: JSON.parse rejects both.
+    for (const bad of [JSON.stringify(chunk({ content: 'x' })).replace('"x"', '"x\tq"'), JSON.stringify(chunk({ content: 'x' })).replace('"x"', '"bad \\q"')]) {
+      expect(() => JSON.parse(bad)).toThrow();
+      const raw = `${good}data: ${bad}\n\n${frame('[DONE]')}`;
+      const stream = streamOf([encoder.encode(raw)]);
+      const seen: ChatStreamEvent[] = [];
+      const failure = await (async () => {
+        for await (const event of stream) seen.push(event);
+      })().catch((error: unknown) => error);
+      expect(seen.map((event) => (event.type === 'content' ? event.text : event.type))).toEqual(['a', 'b', 'c']);
+      expect(APIResponseValidationError.isInstance(failure)).toBe(true);
+    }
+  });
+
+  it('should behave as an async generator: queued next() calls, return() before the start, done after the end', async () => {
+    const text = frame(chunk({ content: 'a' })) + frame(chunk({ content: 'b' })) + frame('[DONE]');
+    const iterator = streamOf([encoder.encode(text)])[Symbol.asyncIterator]();
+    expect((iterator as AsyncIterableIterator<ChatStreamEvent>)[Symbol.asyncIterator]()).toBe(iterator);
+    const results = await Promise.all([iterator.next(), iterator.next(), iterator.next(), iterator.next()]);
+    expect(results).toEqual([
+      { value: { type: 'content', text: 'a' }, done: false },
+      { value: { type: 'content', text: 'b' }, done: false },
+      { value: undefined, done: true },
+      { value: undefined, done: true },
+    ]);
+    expect(await iterator.return!()).toEqual({ value: undefined, done: true });
+
+    let opened = false;
+    const unopened = createChatCompletionStream(async () => {
+      opened = true;
+      throw new Error('never called');
+    });
+    expect(await unopened[Symbol.asyncIterator]().return!()).toEqual({ value: undefined, done: true });
+    expect(await unopened[Symbol.asyncIterator]().next()).toEqual({ value: undefined, done: true });
+    expect(opened).toBe(false);
+  });
+
   it('should reject collect() with APIUserAbortError after a break, and cancel the body', async () => {
     let cancelled = false;
     const body = new ReadableStream<Uint8Array>({
