@@ -4,8 +4,9 @@
 /** Read a Node request into the core's plain request. */
 export { readChatRequest } from './node/read-chat-request.js';
 export type { ReadChatRequestOptions } from './node/read-chat-request.js';
-/** A lazy signal that aborts when the client leaves before the response ended. */
-export { clientGoneSignal } from './node/client-gone-signal.js';
+/** The core's request for a Node response, its signal aborted when the client leaves. */
+export { createNodeChatRequest } from './node/node-chat-request.js';
+export type { ChatHttpRequestFields } from './node/node-chat-request.js';
 /** Write the core's response to a Node response, honouring backpressure. */
 export { writeChatResponse } from './node/write-chat-response.js';
 export type { NodeIncomingMessageLike, NodeServerResponseLike } from './node/node-like.js';

@@ -10,7 +10,7 @@ import {
   type ChatHttpRequestBody,
   type ChatHttpResponse,
 } from '@quantum-chat/core';
-import { clientGoneSignal, onStreamStalled, readChatRequest } from '@quantum-chat/core/node';
+import { createNodeChatRequest, onStreamStalled, readChatRequest } from '@quantum-chat/core/node';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Handler options, or an existing handler as `{ handler }` (one handler can serve several hosts). */
@@ -44,16 +44,14 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
 
   /** Hands a request to the core; a body Fastify refused itself arrives as `rejected`. */
   async function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
-    const signal = clientGoneSignal(reply.raw);
-    const response = await handler.handle({
-      method: request.method,
-      path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
-      headers: request.headers,
-      body,
-      get signal() {
-        return signal();
-      },
-    });
+    const response = await handler.handle(
+      createNodeChatRequest(reply.raw, {
+        method: request.method,
+        path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
+        headers: request.headers,
+        body,
+      }),
+    );
     return send(reply, response);
   }
 

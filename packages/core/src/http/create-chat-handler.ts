@@ -146,10 +146,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       engine,
       request: engineRequest,
       requestId,
-      // Read when needed: a host may make its signal lazily (see `clientGoneSignal`).
-      get signal() {
-        return request.signal;
-      },
+      client: request,
       shutdownSignal: options.shutdownSignal,
       generateId,
       createdSeconds: Math.floor(now() / 1000),

@@ -1,5 +1,5 @@
 import type { AdmissionOutcome } from '../auth/access-control.js';
-import type { ChatEngine, ChatEngineEvent, ChatEngineRequest, EngineUsage } from '../engine/chat-engine.js';
+import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest, EngineUsage } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
@@ -14,8 +14,11 @@ export interface RunSettings {
   engine: ChatEngine;
   request: ChatEngineRequest;
   requestId: string;
-  /** The client's signal; the engine gets its own, aborted by this one or by an early stop. */
-  signal: AbortSignal;
+  /**
+   * The client's request, for its signal (read only when needed: hosts make it lazily); the
+   * engine gets a signal of its own, aborted by this one or by an early stop.
+   */
+  client: { readonly signal: AbortSignal };
   /** Aborted when the server shuts down: open requests end with a `shutting_down` error. */
   shutdownSignal?: AbortSignal | undefined;
   generateId: GenerateId;
@@ -64,74 +67,97 @@ function engineEndedEarly(): QuantumChatError {
 
 /** What a failure becomes: a server shutdown outranks whatever the aborted engine threw. */
 function explainFailure(settings: RunSettings, error: unknown): unknown {
-  if (settings.shutdownSignal?.aborted && !settings.signal.aborted) {
+  if (settings.shutdownSignal?.aborted && !settings.client.signal.aborted) {
     return new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.', { cause: error });
   }
   return error;
 }
 
+/** What an engine gets: its request id, and its signal, made on first read. */
+class EngineContext implements ChatEngineContext {
+  readonly requestId: string;
+  readonly #run: EngineRun;
+  constructor(requestId: string, run: EngineRun) {
+    this.requestId = requestId;
+    this.#run = run;
+  }
+  get signal(): AbortSignal {
+    return this.#run.signal();
+  }
+}
+
 /**
- * Starts the engine with a signal of its own, aborted by the client's or by a shutdown. The
+ * One engine run, with a signal of its own, aborted by the client's or by a shutdown. The
  * controller is made when the engine first reads `context.signal`: most short requests finish
  * without their engine ever looking, and two `AbortController`s with their listeners were a
- * tenth of a JSON request's CPU time.
+ * tenth of a JSON request's CPU time. Classes, not object literals with getters: those get a
+ * hidden class each (see `createNodeChatRequest`).
  */
-function startEngine(settings: RunSettings) {
-  let controller: AbortController | undefined;
-  let sources: AbortSignal[] = [];
-  let finished = false;
-  let stopped = false;
-  let stopReason: unknown;
-  const abort = () => controller!.abort(sources.find((signal) => signal.aborted)?.reason);
-  const endedReason = () => stopReason ?? new Error('The response ended.');
-  const engineSignal = (): AbortSignal => {
-    if (controller !== undefined) return controller.signal;
-    controller = new AbortController();
-    if (stopped) {
-      if (!finished) controller.abort(endedReason());
+class EngineRun {
+  readonly iterator: AsyncIterator<ChatEngineEvent>;
+  readonly #settings: RunSettings;
+  #controller: AbortController | undefined = undefined;
+  #sources: AbortSignal[] = [];
+  #finished = false;
+  #stopped = false;
+  #stopReason: unknown = undefined;
+  readonly #abort = () => this.#controller!.abort(this.#sources.find((signal) => signal.aborted)?.reason);
+
+  constructor(settings: RunSettings) {
+    this.#settings = settings;
+    this.iterator = settings.engine.generate(settings.request, new EngineContext(settings.requestId, this))[Symbol.asyncIterator]();
+  }
+
+  #endedReason(): unknown {
+    return this.#stopReason ?? new Error('The response ended.');
+  }
+
+  signal(): AbortSignal {
+    if (this.#controller !== undefined) return this.#controller.signal;
+    const controller = new AbortController();
+    this.#controller = controller;
+    if (this.#stopped) {
+      if (!this.#finished) controller.abort(this.#endedReason());
       return controller.signal;
     }
-    sources = [settings.signal, settings.shutdownSignal].filter((signal): signal is AbortSignal => signal !== undefined);
-    for (const signal of sources) {
-      if (signal.aborted) abort();
-      else signal.addEventListener('abort', abort, { once: true });
+    const { client, shutdownSignal } = this.#settings;
+    this.#sources = shutdownSignal === undefined ? [client.signal] : [client.signal, shutdownSignal];
+    for (const signal of this.#sources) {
+      if (signal.aborted) this.#abort();
+      else signal.addEventListener('abort', this.#abort, { once: true });
     }
     return controller.signal;
-  };
-  const context = {
-    requestId: settings.requestId,
-    get signal() {
-      return engineSignal();
-    },
-  };
-  const iterator = settings.engine.generate(settings.request, context)[Symbol.asyncIterator]();
+  }
+
   /** Ends the engine (once): `return()` on its iterator, and an abort unless it finished its answer. */
-  const stop = (reason?: unknown) => {
-    if (stopped) return;
-    stopped = true;
-    stopReason = reason;
+  stop(reason?: unknown): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#stopReason = reason;
+    const controller = this.#controller;
     if (controller !== undefined) {
-      for (const signal of sources) signal.removeEventListener('abort', abort);
+      for (const signal of this.#sources) signal.removeEventListener('abort', this.#abort);
       // An engine that yielded its finish event has nothing left to stop. Aborting it anyway cost
       // a short request more than the rest of its bookkeeping (an Error with a captured stack,
       // then an abort event): about a fifth of the handler's CPU time on the JSON path.
-      if (!finished && !controller.signal.aborted) controller.abort(endedReason());
+      if (!this.#finished && !controller.signal.aborted) controller.abort(this.#endedReason());
     }
     // Errors from an engine's cleanup must not mask how the request ended.
-    void Promise.resolve(iterator.return?.()).catch(() => undefined);
-  };
+    void Promise.resolve(this.iterator.return?.()).catch(() => undefined);
+  }
+
   /** The engine yielded its finish event: `stop` then only returns its iterator. */
-  const markFinished = () => {
-    finished = true;
-  };
-  return { iterator, stop, markFinished };
+  markFinished(): void {
+    this.#finished = true;
+  }
 }
 
 /** Runs the engine to its end and builds the non-streaming body (decisions §3). */
 export async function runToCompletion(settings: RunSettings): Promise<string> {
   // Drawn first, as in a stream, so ids come in the same order either way.
   const completionId = settings.generateId('completion');
-  const { iterator, stop, markFinished } = startEngine(settings);
+  const run = new EngineRun(settings);
+  const { iterator } = run;
   const progress = createProgress(settings.engine, settings.request);
   let indexer: ReturnType<typeof createToolCallIndexer> | undefined;
   const toolCalls: ToolCall[] = [];
@@ -151,7 +177,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
         toolCalls[call.index]!.function.arguments += event.argumentsDelta;
       } else {
         finish = event;
-        markFinished();
+        run.markFinished();
         break;
       }
     }
@@ -161,7 +187,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
     throw error;
   } finally {
-    stop();
+    run.stop();
   }
   settings.onSettled(progress.outcome(200, false));
   const finishReason = toolCalls.length > 0 && finish.reason === 'stop' ? 'tool_calls' : finish.reason;
@@ -187,13 +213,14 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
  * `error` frame and the stream ends without `[DONE]`.
  */
 export async function runToStream(settings: RunSettings): Promise<AsyncIterable<string>> {
-  const { iterator, stop, markFinished } = startEngine(settings);
+  const run = new EngineRun(settings);
+  const { iterator } = run;
   const progress = createProgress(settings.engine, settings.request);
   let first: IteratorResult<ChatEngineEvent>;
   try {
     first = await iterator.next();
   } catch (thrown) {
-    stop();
+    run.stop();
     const error = explainFailure(settings, thrown);
     settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
     throw error;
@@ -224,7 +251,7 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
       }
       case 'finish': {
         const usage = toWireUsage(event.usage);
-        const reason = indexer.count > 0 && event.reason === 'stop' ? 'tool_calls' : event.reason;
+        const reason = indexer.count() > 0 && event.reason === 'stop' ? 'tool_calls' : event.reason;
         return encoder.finish(reason, usage) + (settings.includeUsage ? encoder.usage(usage) : '') + encoder.done();
       }
     }
@@ -246,7 +273,7 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
         const frame = framesOf(step.value);
         if (frame !== '') yield frame;
         if (step.value.type === 'finish') {
-          markFinished();
+          run.markFinished();
           settle(false);
           return;
         }
@@ -262,12 +289,12 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
     } catch (error) {
       settle(true);
       // The client that left cannot read an error frame; anyone else gets one.
-      if (!settings.signal.aborted) yield encoder.error(toErrorEnvelope(explainFailure(settings, error)));
+      if (!settings.client.signal.aborted) yield encoder.error(toErrorEnvelope(explainFailure(settings, error)));
     } finally {
       // Reached on normal end, on error, and when the consumer stops early (`return()`).
       keepAlive.stop();
       settle(true);
-      stop();
+      run.stop();
     }
   }
 
@@ -275,22 +302,22 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
   // host waits for `drain`, or has not started reading the stream yet).
   const onClientGone = () => {
     settle(true);
-    stop();
+    run.stop();
   };
-  if (settings.signal.aborted) onClientGone();
-  else settings.signal.addEventListener('abort', onClientGone, { once: true });
+  if (settings.client.signal.aborted) onClientGone();
+  else settings.client.signal.addEventListener('abort', onClientGone, { once: true });
 
   return guardStream(frames(), settings.stallTimeoutMs ?? 0, {
     onStalled(error) {
       settle(true);
-      stop(error);
+      run.stop(error);
     },
     onEnded() {
-      settings.signal.removeEventListener('abort', onClientGone);
+      settings.client.signal.removeEventListener('abort', onClientGone);
       // A host may stop before reading one frame (the client left right after the headers);
       // the generator's body, and so its `finally`, would then never run.
       settle(true);
-      stop();
+      run.stop();
     },
   });
 }

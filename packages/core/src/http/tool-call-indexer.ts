@@ -22,7 +22,8 @@ export function createToolCallIndexer(generateId: GenerateId) {
       byEngineIndex.set(engineIndex, call);
       return { call, started: true };
     },
-    get count(): number {
+    /** A method, not a getter: a getter in an object literal costs a hidden class per object. */
+    count(): number {
       return byEngineIndex.size;
     },
   };

@@ -1,6 +1,6 @@
 import type { ChatHttpRequest, ChatHttpRequestBody } from '../http/chat-http-types.js';
 import { defaultMaxBodyBytes } from '../http/read-request-body.js';
-import { clientGoneSignal } from './client-gone-signal.js';
+import { createNodeChatRequest } from './node-chat-request.js';
 import type { NodeIncomingMessageLike, NodeServerResponseLike } from './node-like.js';
 
 export interface ReadChatRequestOptions {
@@ -63,17 +63,10 @@ export async function readChatRequest(
   res: NodeServerResponseLike,
   options: ReadChatRequestOptions = {},
 ): Promise<ChatHttpRequest> {
-  const signal = clientGoneSignal(res);
   const path = options.path ?? (req.url ?? '/').split('?', 1)[0]!;
-  const body: ChatHttpRequestBody =
+  // Made first, so the client leaving while the body is read is seen.
+  const request = createNodeChatRequest(res, { method: req.method ?? 'GET', path, headers: req.headers, body: { kind: 'empty' } });
+  request.body =
     options.parsedBody !== undefined ? { kind: 'parsed', value: options.parsedBody } : await readBody(req, options.maxBodyBytes ?? defaultMaxBodyBytes);
-  return {
-    method: req.method ?? 'GET',
-    path,
-    headers: req.headers,
-    body,
-    get signal() {
-      return signal();
-    },
-  };
+  return request;
 }
