@@ -1,10 +1,11 @@
 import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type SseEvent } from '@quantum-chat/core';
-import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
 import { createDeadline } from './create-deadline.js';
 import { readUpstreamEvents } from './read-upstream-events.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
-import { upstreamChunkSchema, upstreamErrorMessage } from './upstream-chunk-schema.js';
+import { isUpstreamChunk } from './upstream-chunk-check.js';
+import { upstreamChunkSchema, upstreamErrorMessage, type UpstreamChunk } from './upstream-chunk-schema.js';
 import {
   defaultConnectTimeoutMs,
   defaultFirstTokenTimeoutMs,
@@ -13,16 +14,7 @@ import {
 } from './upstream-engine-options.js';
 import { failureFromNetwork, failureFromStatus } from './upstream-failure.js';
 import { toUpstreamRequestBody } from './upstream-request-body.js';
-
-/** The part of a fetch `Response` we use, so any fetch implementation fits. */
-interface UpstreamResponse {
-  ok: boolean;
-  status: number;
-  headers: { get(name: string): string | null };
-  body: ReadableStream<Uint8Array> | null;
-  text(): Promise<string>;
-}
-type UpstreamFetch = (url: string, init: RequestInit & { dispatcher?: Dispatcher }) => Promise<UpstreamResponse>;
+import { fetchTransport, undiciTransport, type SendUpstream } from './upstream-transport.js';
 
 function parseJson(text: string): unknown {
   try {
@@ -34,7 +26,7 @@ function parseJson(text: string): unknown {
 
 /** An error payload the upstream sent inside a 200 stream; a numeric code maps like a status. */
 function streamedFailure(payload: unknown, message: string): QuantumChatError {
-  const code = (payload as { error?: { code?: unknown; status?: unknown } }).error;
+  const code = (payload as { error?: { code?: unknown; status?: unknown } } | undefined)?.error;
   const status = typeof code?.code === 'number' ? code.code : typeof code?.status === 'number' ? code.status : undefined;
   if (status !== undefined && status >= 400 && status < 600) return failureFromStatus(status, new Headers(), message);
   return new QuantumChatError('upstream_error', `The model server failed during the answer: ${message.slice(0, 500)}`);
@@ -46,14 +38,21 @@ function handleEvent(event: SseEvent, mapper: UpstreamChunkMapper): ChatEngineEv
   const payload = parseJson(event.data);
   const message = upstreamErrorMessage(payload);
   if (event.event === 'error' || message !== undefined) throw streamedFailure(payload, message ?? event.data);
-  const chunk = upstreamChunkSchema.safeParse(payload);
-  if (!chunk.success) throw new QuantumChatError('upstream_error', 'The model server sent a chunk that is not a chat completion chunk.');
+  const chunk = toUpstreamChunk(payload);
+  if (chunk === undefined) throw new QuantumChatError('upstream_error', 'The model server sent a chunk that is not a chat completion chunk.');
   // A spec-only thought trace (spec 2.10) is just `{"delta": "…"}`; ours also carries `choices`.
-  const traceDelta = (chunk.data as { delta?: unknown }).delta;
-  if (event.event === 'thought_trace' && chunk.data.choices == null && typeof traceDelta === 'string') {
+  const traceDelta = (chunk as { delta?: unknown }).delta;
+  if (event.event === 'thought_trace' && chunk.choices == null && typeof traceDelta === 'string') {
     return mapper.push({ choices: [{ delta: { reasoning_content: traceDelta } }] });
   }
-  return mapper.push(chunk.data);
+  return mapper.push(chunk);
+}
+
+/** The chunk, by the cheap check or else by the schema (which has the last word); `undefined` if it is not one. */
+function toUpstreamChunk(payload: unknown): UpstreamChunk | undefined {
+  if (isUpstreamChunk(payload)) return payload;
+  const parsed = upstreamChunkSchema.safeParse(payload);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -73,12 +72,14 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   const firstTokenTimeoutMs = options.firstTokenTimeoutMs ?? defaultFirstTokenTimeoutMs;
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs;
   const reasoningMode = options.reasoning ?? 'auto';
-  const fetchUpstream = (options.fetch ?? undiciFetch) as unknown as UpstreamFetch;
   // undici's own header and body timeouts are off: ours know first token from idle, and say so.
+  // One dispatcher for the engine's life: its pool keeps connections alive between requests.
   let dispatcher = options.dispatcher;
   if (dispatcher === undefined && options.fetch === undefined) {
     dispatcher = new Agent({ connect: { timeout: options.connectTimeoutMs ?? defaultConnectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0 });
   }
+  const send: SendUpstream =
+    options.fetch !== undefined ? fetchTransport(url, options.fetch as Parameters<typeof fetchTransport>[1], dispatcher) : undiciTransport(url, dispatcher!);
 
   async function* generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncGenerator<ChatEngineEvent> {
     context.signal.throwIfAborted();
@@ -98,8 +99,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     let done = false;
     deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
     try {
-      const response = await fetchUpstream(url, {
-        method: 'POST',
+      const response = await send({
         headers: {
           'content-type': 'application/json',
           accept: 'text/event-stream',
@@ -109,7 +109,6 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         },
         body: JSON.stringify(toUpstreamRequestBody(request, options.model)),
         signal: upstream.signal,
-        ...(dispatcher ? { dispatcher } : {}),
       });
       responded = true;
       if (!response.ok) throw failureFromStatus(response.status, response.headers, upstreamErrorMessage(parseJson(await response.text())));
@@ -119,10 +118,11 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         yield* handleWhole(await response.text(), mapper);
         return;
       }
-      if (response.body === null || !(contentType === '' || contentType.includes('event-stream'))) {
+      const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
+      if (body === null) {
         throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
       }
-      const events = readUpstreamEvents(response.body, {
+      const events = readUpstreamEvents(body, {
         // Before the first token only the first-token timer runs; after it, the idle timer.
         waitStarted: () => {
           if (mapper.started) deadline.arm(idleTimeoutMs, idleTimeout);
@@ -168,9 +168,9 @@ function* handleWhole(text: string, mapper: UpstreamChunkMapper): Generator<Chat
   const payload = parseJson(text);
   const message = upstreamErrorMessage(payload);
   if (message !== undefined) throw streamedFailure(payload, message);
-  const chunk = upstreamChunkSchema.safeParse(payload);
-  if (!chunk.success) throw new QuantumChatError('upstream_error', 'The model server answered with JSON that is not a chat completion.');
-  yield* mapper.push(chunk.data);
+  const chunk = toUpstreamChunk(payload);
+  if (chunk === undefined) throw new QuantumChatError('upstream_error', 'The model server answered with JSON that is not a chat completion.');
+  yield* mapper.push(chunk);
   yield* mapper.end();
 }
 

@@ -1,4 +1,5 @@
 import { createSseDecoder, type SseEvent } from '@quantum-chat/core';
+import type { UpstreamBodyReader } from './upstream-transport.js';
 
 /** Marks the phases of reading, so timers run only while we wait on the upstream. */
 export interface WaitHooks {
@@ -17,7 +18,7 @@ export interface WaitHooks {
 const drainGraceMs = 1000;
 
 /** Reads the body to its end in the background, or cancels it (closing the socket) after the grace. */
-function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+function drain(reader: UpstreamBodyReader): void {
   const timer = setTimeout(() => void reader.cancel().catch(() => undefined), drainGraceMs);
   timer.unref();
   void (async () => {
@@ -38,10 +39,9 @@ function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
  * trailing event at EOF is dropped (WHATWG), which the caller sees as a stream that ended
  * without finishing.
  */
-export async function* readUpstreamEvents(body: ReadableStream<Uint8Array>, hooks: WaitHooks): AsyncGenerator<SseEvent> {
+export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: WaitHooks): AsyncGenerator<SseEvent> {
   const pending: SseEvent[] = [];
   const decoder = createSseDecoder({ onEvent: (event) => pending.push(event) });
-  const reader = body.getReader();
   let waiting = false;
   try {
     for (;;) {
@@ -57,7 +57,7 @@ export async function* readUpstreamEvents(body: ReadableStream<Uint8Array>, hook
         decoder.end();
         return;
       }
-      decoder.feed(result.value);
+      if (result.value !== undefined) decoder.feed(result.value);
     }
   } finally {
     // An error or our consumer leaving must let go of the body now; undici then closes the socket.

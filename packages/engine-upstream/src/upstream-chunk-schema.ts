@@ -44,8 +44,20 @@ const nestedErrorSchema = z.looseObject({ error: z.union([z.string(), z.looseObj
 const flatErrorSchema = z.looseObject({ object: z.literal('error'), message: z.string().nullish() });
 const detailErrorSchema = z.looseObject({ detail: z.string() });
 
+/**
+ * Whether `value` may be an error payload: the only shapes the schemas below can accept. Cheap,
+ * so that a normal chunk (every chunk of a stream) never runs them: a failing zod parse builds
+ * issue objects.
+ */
+function mayBeError(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  return record.error !== undefined || record.object === 'error' || record.detail !== undefined;
+}
+
 /** The message of an upstream error payload, or `undefined` when `value` is not one. */
 export function upstreamErrorMessage(value: unknown): string | undefined {
+  if (!mayBeError(value)) return undefined;
   const nested = nestedErrorSchema.safeParse(value);
   if (nested.success) {
     const error = nested.data.error;
