@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
 import { Agent, errors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -183,6 +184,29 @@ describe('createUpstreamEngine', () => {
     const iterator = engine.generate(request, { signal: new AbortController().signal, requestId: 'r' })[Symbol.asyncIterator]();
     await expect(iterator.next()).rejects.toMatchObject({ code: 'engine_unavailable', status: 503, message: 'The model server is unreachable (UND_ERR_CONNECT_TIMEOUT).' });
     await dispatcher.close();
+  });
+
+  it('should decode a compressed event stream, as fetch did', async () => {
+    const { events } = await run((_request, response) => {
+      response.writeHead(200, { ...sseHeaders, 'content-encoding': 'gzip' });
+      response.end(gzipSync(`${contentChunk('zipped', 'stop')}data: [DONE]\n\n`));
+    });
+    expect(events[0]).toEqual({ type: 'content', text: 'zipped' });
+  });
+
+  it('should follow a 307 redirect with the same request, as fetch did', async () => {
+    const target = await startUpstreamServer(thinking);
+    servers.push(target);
+    const { events } = await run((_request, response) => void response.writeHead(307, { location: `${target.baseUrl}/chat/completions` }).end());
+    expect(events.filter((event) => event.type === 'content')).toEqual([{ type: 'content', text: 'Hi' }]);
+    expect(target.requests[0]!.body).toMatchObject({ model: 'llama3.2', stream: true });
+  });
+
+  it('should report an error event whose data is not JSON as an upstream failure with its text', async () => {
+    await expect(run((_request, response) => void response.writeHead(200, sseHeaders).end('event: error\ndata: out of memory\n\n'))).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: 'The model server failed during the answer: out of memory',
+    });
   });
 
   it('should use the fetch it is given', async () => {
