@@ -4,6 +4,7 @@ import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
 import type { ToolCall } from '../schemas/tool-call.js';
+import { encodeCompletionBody } from './completion-body.js';
 import { guardStream } from './guard-stream.js';
 import { createKeepAliveClock, keepAliveTick } from './keep-alive-clock.js';
 import { createStreamFrameEncoder, type StreamFormat } from './stream-frame-encoder.js';
@@ -190,19 +191,14 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     run.stop();
   }
   settings.onSettled(progress.outcome(200, false));
-  const finishReason = toolCalls.length > 0 && finish.reason === 'stop' ? 'tool_calls' : finish.reason;
-  const message = {
-    role: 'assistant',
-    ...(settings.request.reasoning ? { reasoning_content: reasoning } : {}),
-    content: content === '' && toolCalls.length > 0 ? null : content,
-    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-  };
-  return JSON.stringify({
+  return encodeCompletionBody({
     id: completionId,
-    object: 'chat.completion',
     created: settings.createdSeconds,
     model: settings.request.model,
-    choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
+    reasoning: settings.request.reasoning ? reasoning : undefined,
+    content: content === '' && toolCalls.length > 0 ? null : content,
+    toolCalls,
+    finishReason: toolCalls.length > 0 && finish.reason === 'stop' ? 'tool_calls' : finish.reason,
     usage: toWireUsage(finish.usage),
   });
 }

@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeCompletionBody, type CompletionBodyParts } from './completion-body.js';
+
+/** The body as the object it stands for, serialised the plain way. */
+function viaStringify(parts: CompletionBodyParts): string {
+  const message = {
+    role: 'assistant',
+    ...(parts.reasoning !== undefined ? { reasoning_content: parts.reasoning } : {}),
+    content: parts.content,
+    ...(parts.toolCalls.length > 0 ? { tool_calls: parts.toolCalls } : {}),
+  };
+  return JSON.stringify({
+    id: parts.id,
+    object: 'chat.completion',
+    created: parts.created,
+    model: parts.model,
+    choices: [{ index: 0, message, finish_reason: parts.finishReason, logprobs: null }],
+    usage: parts.usage,
+  });
+}
+
+const text = fc.string({ unit: 'binary', maxLength: 40 });
+const toolCall = fc.record({
+  id: text,
+  type: fc.constant('function' as const),
+  function: fc.record({ name: text, arguments: text }),
+});
+const parts = fc.record({
+  id: text,
+  created: fc.integer({ min: 0, max: 2 ** 40 }),
+  model: text,
+  reasoning: fc.option(text, { nil: undefined }),
+  content: fc.option(text, { nil: null }),
+  toolCalls: fc.array(toolCall, { maxLength: 3 }),
+  finishReason: fc.constantFrom('stop', 'length', 'tool_calls'),
+  usage: fc.record({
+    prompt_tokens: fc.nat(),
+    completion_tokens: fc.nat(),
+    total_tokens: fc.nat(),
+    completion_tokens_details: fc.record({ reasoning_tokens: fc.nat() }),
+  }),
+});
+
+describe('encodeCompletionBody', () => {
+  it('writes the same bytes as JSON.stringify of the body object', () => {
+    fc.assert(fc.property(parts, (value) => {
+        expect(encodeCompletionBody(value)).toBe(viaStringify(value));
+      }), { numRuns: 2000 });
+  });
+});

@@ -1,0 +1,30 @@
+import type { ToolCall } from '../schemas/tool-call.js';
+import type { Usage } from '../schemas/usage.js';
+
+export interface CompletionBodyParts {
+  id: string;
+  created: number;
+  model: string;
+  /** `undefined` for a model that shows no reasoning: the field is left out. */
+  reasoning: string | undefined;
+  content: string | null;
+  toolCalls: ToolCall[];
+  finishReason: string;
+  usage: Usage;
+}
+
+/**
+ * The non-streaming body (decisions §3), byte for byte what `JSON.stringify` gives for the
+ * same object, written as a template: only the strings that vary are escaped. Building the
+ * object with conditional spreads and serialising it was most of a short request's own cost
+ * after the engine.
+ */
+export function encodeCompletionBody(parts: CompletionBodyParts): string {
+  const reasoning = parts.reasoning === undefined ? '' : `"reasoning_content":${JSON.stringify(parts.reasoning)},`;
+  const toolCalls = parts.toolCalls.length > 0 ? `,"tool_calls":${JSON.stringify(parts.toolCalls)}` : '';
+  return (
+    `{"id":${JSON.stringify(parts.id)},"object":"chat.completion","created":${JSON.stringify(parts.created)},"model":${JSON.stringify(parts.model)},` +
+    `"choices":[{"index":0,"message":{"role":"assistant",${reasoning}"content":${JSON.stringify(parts.content)}${toolCalls}},` +
+    `"finish_reason":${JSON.stringify(parts.finishReason)},"logprobs":null}],"usage":${JSON.stringify(parts.usage)}}`
+  );
+}
