@@ -132,17 +132,20 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         },
         drainOnExit: () => done,
       });
-      for await (const event of events) {
-        const wasStarted = mapper.started;
-        const mapped = handleEvent(event, mapper);
-        if (mapped === 'done') {
-          // The answer is complete: a client leaving now must not destroy a reusable connection.
-          done = true;
-          context.signal.removeEventListener('abort', forwardAbort);
-          break;
+      batches: for await (const batch of events) {
+        for (const event of batch) {
+          const wasStarted = mapper.started;
+          const mapped = handleEvent(event, mapper);
+          if (mapped === 'done') {
+            // The answer is complete: a client leaving now must not destroy a reusable connection.
+            done = true;
+            context.signal.removeEventListener('abort', forwardAbort);
+            break batches;
+          }
+          if (!wasStarted && mapper.started) deadline.clear();
+          // Not `yield*`: over an array, that adds an asynchronous step per event.
+          for (const mappedEvent of mapped) yield mappedEvent;
         }
-        if (!wasStarted && mapper.started) deadline.clear();
-        yield* mapped;
       }
       if (!done && !mapper.finished) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
       yield* mapper.end();

@@ -33,14 +33,16 @@ function drain(reader: UpstreamBodyReader): void {
 }
 
 /**
- * Yields the server-sent events of an upstream body as they are decoded. A wait lasts until an
- * event is decoded: reads that bring only comments (`: keep-alive`) or part of an event do not
- * end it, and the time our consumer takes between events is not part of it. An incomplete
- * trailing event at EOF is dropped (WHATWG), which the caller sees as a stream that ended
- * without finishing.
+ * Yields the server-sent events of an upstream body as they are decoded, in batches: all the
+ * events one read brought (an upstream that writes fast packs hundreds into a read), so the
+ * consumer pays one asynchronous step per read, not per event. A wait lasts until an event is
+ * decoded: reads that bring only comments (`: keep-alive`) or part of an event do not end it,
+ * and the time our consumer takes between batches is not part of it. An incomplete trailing
+ * event at EOF is dropped (WHATWG), which the caller sees as a stream that ended without
+ * finishing.
  */
-export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: WaitHooks): AsyncGenerator<SseEvent> {
-  const pending: SseEvent[] = [];
+export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: WaitHooks): AsyncGenerator<SseEvent[]> {
+  let pending: SseEvent[] = [];
   const decoder = createSseDecoder({ onEvent: (event) => pending.push(event) });
   let waiting = false;
   try {
@@ -48,7 +50,9 @@ export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: Wai
       if (pending.length > 0) {
         if (waiting) hooks.eventsArrived();
         waiting = false;
-        for (let next = pending.shift(); next !== undefined; next = pending.shift()) yield next;
+        const batch = pending;
+        pending = [];
+        yield batch;
       }
       if (!waiting) hooks.waitStarted();
       waiting = true;
