@@ -11,4 +11,4 @@ export type { ChatHttpRequestFields } from './node/node-chat-request.js';
 export { writeChatResponse } from './node/write-chat-response.js';
 export type { NodeIncomingMessageLike, NodeServerResponseLike } from './node/node-like.js';
 /** For hosts that stream through their own writer: close the connection of a stalled stream. */
-export { onStreamStalled } from './http/guard-stream.js';
+export { onStreamStalled } from './http/stream-stall.js';

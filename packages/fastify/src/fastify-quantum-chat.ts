@@ -1,6 +1,5 @@
 // Adapter authors: this file only converts between Fastify and the core. Routing, body
 // rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
-import { Readable } from 'node:stream';
 import {
   createChatHandler,
   defaultMaxBodyBytes,
@@ -11,6 +10,7 @@ import {
   type ChatHttpResponse,
 } from '@quantum-chat/core';
 import { createNodeChatRequest, onStreamStalled, readChatRequest } from '@quantum-chat/core/node';
+import { FramesReadable } from './frames-readable.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Handler options, or an existing handler as `{ handler }` (one handler can serve several hosts). */
@@ -20,7 +20,7 @@ function send(reply: FastifyReply, response: ChatHttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
   // Through reply.send, so other plugins' hooks and headers (CORS, ...) still apply.
   if (!('events' in response)) return reply.send(response.body);
-  const body = Readable.from(response.events, { objectMode: false });
+  const body = new FramesReadable(response.events);
   // A stream the core gave up on (the client stopped reading): Fastify destroys the socket.
   onStreamStalled(response.events, (error) => body.destroy(error));
   return reply.send(body);

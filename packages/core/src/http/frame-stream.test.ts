@@ -1,23 +1,119 @@
 import { describe, expect, it, vi } from 'vitest';
-import { guardStream, isStreamStalledError, onStreamStalled } from './guard-stream.js';
+import { FrameStream, type FrameStreamOptions } from './frame-stream.js';
+import { isStreamStalledError, onStreamStalled } from './stream-stall.js';
 
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
-async function* frames(count: number, delayMs = 0): AsyncGenerator<string> {
+type TestEvent = { text: string; last?: boolean } | { fail: string };
+
+/** An engine of `count` events, the last one marked, each after `delayMs`. */
+async function* events(count: number, delayMs = 0): AsyncGenerator<TestEvent> {
   for (let index = 0; index < count; index++) {
     if (delayMs > 0) await sleep(delayMs);
-    yield `frame ${index}\n\n`;
+    yield { text: `frame ${index}`, last: index === count - 1 };
   }
 }
 
 function hooks() {
-  return { onStalled: vi.fn(), onEnded: vi.fn() };
+  return {
+    encode: vi.fn((event: TestEvent) => {
+      if ('fail' in event) throw new Error(event.fail);
+      return event.text === '' ? '' : `${event.text}\n\n`;
+    }),
+    isLast: (event: TestEvent) => 'last' in event && event.last === true,
+    onFinished: vi.fn(),
+    failure: vi.fn((error: unknown) => `error: ${(error as Error).message}\n\n`),
+    onStalled: vi.fn(),
+    onEnded: vi.fn(),
+  };
 }
 
-describe('guardStream', () => {
+function options(overrides: Partial<FrameStreamOptions> = {}): FrameStreamOptions {
+  return { keepAliveMs: 0, keepAliveFrame: ': keep-alive\n\n', stallTimeoutMs: 0, endedEarly: () => new Error('ended early'), ...overrides };
+}
+
+async function start(source: AsyncGenerator<TestEvent>, spy: ReturnType<typeof hooks>, settings: FrameStreamOptions) {
+  const first = await source.next();
+  return new FrameStream(source, first, spy, settings);
+}
+
+async function readAll(stream: AsyncIterable<string>): Promise<string[]> {
+  const frames: string[] = [];
+  for await (const frame of stream) frames.push(frame);
+  return frames;
+}
+
+describe('FrameStream', () => {
+  it('should hand out every frame in order, then end once', async () => {
+    const spy = hooks();
+    const stream = await start(events(4), spy, options());
+    expect(await readAll(stream)).toEqual(['frame 0\n\n', 'frame 1\n\n', 'frame 2\n\n', 'frame 3\n\n']);
+    expect(spy.onFinished).toHaveBeenCalledOnce();
+    expect(spy.onEnded).toHaveBeenCalledOnce();
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('should skip events that make no frame', async () => {
+    async function* source(): AsyncGenerator<TestEvent> {
+      yield { text: '' };
+      yield { text: 'a' };
+      yield { text: '' };
+      yield { text: 'b', last: true };
+    }
+    expect(await readAll(await start(source(), hooks(), options()))).toEqual(['a\n\n', 'b\n\n']);
+  });
+
+  it('should end with a failure frame when the engine throws or stops without its last event', async () => {
+    async function* throwing(): AsyncGenerator<TestEvent> {
+      yield { text: 'a' };
+      throw new Error('engine broke');
+    }
+    const spy = hooks();
+    expect(await readAll(await start(throwing(), spy, options()))).toEqual(['a\n\n', 'error: engine broke\n\n']);
+    expect(spy.onEnded).toHaveBeenCalledOnce();
+    expect(spy.onFinished).not.toHaveBeenCalled();
+
+    async function* short(): AsyncGenerator<TestEvent> {
+      yield { text: 'a' };
+    }
+    expect(await readAll(await start(short(), hooks(), options()))).toEqual(['a\n\n', 'error: ended early\n\n']);
+  });
+
+  it('should turn an encoding error into a failure frame, not an unhandled rejection', async () => {
+    async function* source(): AsyncGenerator<TestEvent> {
+      yield { text: 'a' };
+      await sleep(1);
+      yield { fail: 'cannot encode' };
+    }
+    expect(await readAll(await start(source(), hooks(), options()))).toEqual(['a\n\n', 'error: cannot encode\n\n']);
+  });
+
+  it('should end without a frame when the failure has none (the client left)', async () => {
+    async function* source(): AsyncGenerator<TestEvent> {
+      yield { text: 'a' };
+      throw new Error('aborted');
+    }
+    const spy = hooks();
+    spy.failure.mockReturnValue(undefined as unknown as string);
+    expect(await readAll(await start(source(), spy, options()))).toEqual(['a\n\n']);
+  });
+
+  it('should send keep-alives while the engine is silent and the consumer waits', async () => {
+    const stream = await start(events(2, 120), hooks(), options({ keepAliveMs: 30 }));
+    const frames = await readAll(stream);
+    expect(frames.at(0)).toBe('frame 0\n\n');
+    expect(frames.at(-1)).toBe('frame 1\n\n');
+    expect(frames.filter((frame) => frame === ': keep-alive\n\n').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('should send no keep-alive when the engine answers in time', async () => {
+    const frames = await readAll(await start(events(50), hooks(), options({ keepAliveMs: 200 })));
+    expect(frames).not.toContain(': keep-alive\n\n');
+  });
+
   it('should give up on a stream whose consumer stops pulling, and tell the host', async () => {
     const spy = hooks();
-    const stream = guardStream(frames(100), 40, spy);
+    const stream = await start(events(100), spy, options({ stallTimeoutMs: 40 }));
     const closeConnection = vi.fn();
     onStreamStalled(stream, closeConnection);
     expect(await stream.next()).toEqual({ done: false, value: 'frame 0\n\n' });
@@ -31,29 +127,33 @@ describe('guardStream', () => {
 
   it('should count a slow producer as no stall: only the consumer can stall', async () => {
     const spy = hooks();
-    const stream = guardStream(frames(3, 60), 30, spy);
-    const read: string[] = [];
-    for await (const frame of stream) read.push(frame);
-    expect(read).toHaveLength(3);
+    const frames = await readAll(await start(events(3, 60), spy, options({ stallTimeoutMs: 30 })));
+    expect(frames).toHaveLength(3);
     expect(spy.onStalled).not.toHaveBeenCalled();
     expect(spy.onEnded).toHaveBeenCalledOnce();
   });
 
-  it('should clean up when the host stops before the first pull', async () => {
+  it('should clean up when the host stops before the first pull, and answer a waiting pull', async () => {
     const spy = hooks();
-    const stream = guardStream(frames(3), 1000, spy);
-    await stream.return?.();
-    await stream.return?.();
+    const stream = await start(events(3), spy, options({ stallTimeoutMs: 1000 }));
+    await stream.return();
+    await stream.return();
     expect(spy.onEnded).toHaveBeenCalledOnce();
     expect(await stream.next()).toEqual({ done: true, value: undefined });
+
+    const slow = await start(events(3, 200), hooks(), options());
+    await slow.next();
+    const pending = slow.next();
+    await slow.return();
+    expect(await pending).toEqual({ done: true, value: undefined });
   });
 
   it('should never stall with a timeout of 0', async () => {
     const spy = hooks();
-    const stream = guardStream(frames(2), 0, spy);
+    const stream = await start(events(2), spy, options());
     await stream.next();
     await sleep(30);
     expect(spy.onStalled).not.toHaveBeenCalled();
-    expect(onStreamStalled(frames(1), () => undefined)).toBeTypeOf('function');
+    expect(onStreamStalled(events(1) as AsyncIterable<never>, () => undefined)).toBeTypeOf('function');
   });
 });

@@ -5,8 +5,7 @@ import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
 import type { ToolCall } from '../schemas/tool-call.js';
 import { encodeCompletionBody } from './completion-body.js';
-import { guardStream } from './guard-stream.js';
-import { createKeepAliveClock, keepAliveTick } from './keep-alive-clock.js';
+import { FrameStream } from './frame-stream.js';
 import { createStreamFrameEncoder, type StreamFormat } from './stream-frame-encoder.js';
 import { createToolCallIndexer } from './tool-call-indexer.js';
 import { toWireUsage } from './wire-usage.js';
@@ -208,7 +207,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
  * still a real HTTP error), then yields SSE frames (decisions §4). A failure after that is an
  * `error` frame and the stream ends without `[DONE]`.
  */
-export async function runToStream(settings: RunSettings): Promise<AsyncIterable<string>> {
+export async function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
   const { iterator } = run;
   const progress = createProgress(settings.engine, settings.request);
@@ -260,60 +259,51 @@ export async function runToStream(settings: RunSettings): Promise<AsyncIterable<
     settings.onSettled(progress.outcome(200, interrupted));
   };
 
-  const keepAlive = createKeepAliveClock(settings.keepAliveIntervalMs);
-  async function* frames(): AsyncGenerator<string> {
-    try {
-      let step = first;
-      while (!step.done) {
-        progress.observe(step.value);
-        const frame = framesOf(step.value);
-        if (frame !== '') yield frame;
-        if (step.value.type === 'finish') {
-          run.markFinished();
-          settle(false);
-          return;
-        }
-        const next = iterator.next();
-        let result = await keepAlive.wait(next);
-        while (result === keepAliveTick) {
-          yield keepAliveFrame;
-          result = await keepAlive.wait(next);
-        }
-        step = result;
-      }
-      throw engineEndedEarly();
-    } catch (error) {
-      settle(true);
-      // The client that left cannot read an error frame; anyone else gets one.
-      if (!settings.client.signal.aborted) yield encoder.error(toErrorEnvelope(explainFailure(settings, error)));
-    } finally {
-      // Reached on normal end, on error, and when the consumer stops early (`return()`).
-      keepAlive.stop();
-      settle(true);
-      run.stop();
-    }
-  }
-
   // A client that leaves settles the request at once, even while nobody pulls a frame (the
   // host waits for `drain`, or has not started reading the stream yet).
   const onClientGone = () => {
     settle(true);
     run.stop();
   };
-  if (settings.client.signal.aborted) onClientGone();
-  else settings.client.signal.addEventListener('abort', onClientGone, { once: true });
+  const clientSignal = settings.client.signal;
+  if (clientSignal.aborted) onClientGone();
+  else clientSignal.addEventListener('abort', onClientGone, { once: true });
 
-  return guardStream(frames(), settings.stallTimeoutMs ?? 0, {
-    onStalled(error) {
-      settle(true);
-      run.stop(error);
+  return new FrameStream(
+    iterator,
+    first,
+    {
+      encode(event) {
+        progress.observe(event);
+        return framesOf(event);
+      },
+      isLast: (event) => event.type === 'finish',
+      onFinished() {
+        run.markFinished();
+        settle(false);
+      },
+      failure(error) {
+        settle(true);
+        // The client that left cannot read an error frame; anyone else gets one.
+        return clientSignal.aborted ? undefined : encoder.error(toErrorEnvelope(explainFailure(settings, error)));
+      },
+      onStalled(error) {
+        settle(true);
+        run.stop(error);
+      },
+      onEnded() {
+        clientSignal.removeEventListener('abort', onClientGone);
+        // Also reached when a host stops before reading one frame (the client left right
+        // after the headers).
+        settle(true);
+        run.stop();
+      },
     },
-    onEnded() {
-      settings.client.signal.removeEventListener('abort', onClientGone);
-      // A host may stop before reading one frame (the client left right after the headers);
-      // the generator's body, and so its `finally`, would then never run.
-      settle(true);
-      run.stop();
+    {
+      keepAliveMs: settings.keepAliveIntervalMs,
+      keepAliveFrame,
+      stallTimeoutMs: settings.stallTimeoutMs ?? 0,
+      endedEarly: engineEndedEarly,
     },
-  });
+  );
 }

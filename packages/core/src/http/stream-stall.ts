@@ -1,6 +1,14 @@
 const stalledMarker = Symbol.for('quantum-chat.stream-stalled');
 
 /**
+ * The key of a stream's stall subscription: a registered symbol, so a host built against one
+ * copy of the core can subscribe to a stream made by another. @internal
+ */
+export const stallSubscribe = Symbol.for('quantum-chat.on-stream-stalled');
+
+export type StallListener = (error: Error) => void;
+
+/**
  * Why a stream was given up: its consumer stopped pulling frames (the client stopped reading
  * and the socket is full). It never crosses the wire; the host closes the connection instead,
  * because a client that does not read cannot be told anything.
@@ -13,6 +21,11 @@ class StreamStalledError extends Error {
   }
 }
 
+/** @internal */
+export function createStreamStalledError(timeoutMs: number): Error {
+  return new StreamStalledError(timeoutMs);
+}
+
 /**
  * True for the error a stalled stream's iterator throws (from any copy of the core).
  * @internal
@@ -20,9 +33,6 @@ class StreamStalledError extends Error {
 export function isStreamStalledError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[stalledMarker] === true;
 }
-
-type StallListener = (error: Error) => void;
-const stallListeners = new WeakMap<object, Set<StallListener>>();
 
 /**
  * Calls `listener` once if the core gives up on a stream because its consumer stalled past
@@ -37,90 +47,6 @@ const stallListeners = new WeakMap<object, Set<StallListener>>();
  * @internal
  */
 export function onStreamStalled(events: AsyncIterable<string>, listener: StallListener): () => void {
-  const listeners = stallListeners.get(events);
-  if (listeners === undefined) return () => undefined;
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-export interface StreamGuardHooks {
-  /** The consumer stalled: abort the engine and settle the request. */
-  onStalled(error: Error): void;
-  /** The stream ended, however it ended (runs once). */
-  onEnded(): void;
-}
-
-/**
- * Wraps a stream's frames. It gives up on the stream when a delivered frame is left that long
- * without the next pull (`stallTimeoutMs`, ≤ 0 for never): `onStalled`, then the listeners of
- * `onStreamStalled`, and later pulls throw a `StreamStalledError`. It also runs `onEnded` on
- * every end, including a `return()` before the first pull, which would skip a generator's
- * `finally`. One lazy timer per stream, not one per frame: it re-arms itself for the time left.
- *
- * @internal
- */
-export function guardStream(frames: AsyncGenerator<string>, stallTimeoutMs: number, hooks: StreamGuardHooks): AsyncIterableIterator<string> {
-  const listeners = new Set<StallListener>();
-  let ended = false;
-  let stalled: Error | undefined;
-  let pulling = false;
-  let idleSince = Date.now();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    if (timer !== undefined) clearTimeout(timer);
-    hooks.onEnded();
-  };
-  const check = () => {
-    timer = undefined;
-    if (ended) return;
-    const idle = Date.now() - idleSince;
-    if (pulling || idle < stallTimeoutMs) {
-      timer = setTimeout(check, pulling ? stallTimeoutMs : stallTimeoutMs - idle);
-      return;
-    }
-    stalled = new StreamStalledError(stallTimeoutMs);
-    hooks.onStalled(stalled);
-    end();
-    void frames.return(undefined).catch(() => undefined);
-    for (const listener of listeners) {
-      try {
-        listener(stalled);
-      } catch {
-        // One host listener failing must not keep the others from closing the connection.
-      }
-    }
-  };
-  if (stallTimeoutMs > 0 && stallTimeoutMs < Number.POSITIVE_INFINITY) timer = setTimeout(check, stallTimeoutMs);
-
-  const iterator: AsyncIterableIterator<string> = {
-    async next() {
-      if (stalled !== undefined) throw stalled;
-      if (ended) return { done: true, value: undefined };
-      pulling = true;
-      try {
-        const step = await frames.next();
-        if (step.done) end();
-        return step;
-      } catch (error) {
-        end();
-        throw error;
-      } finally {
-        pulling = false;
-        idleSince = Date.now();
-      }
-    },
-    async return() {
-      end();
-      await frames.return(undefined);
-      return { done: true, value: undefined };
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  stallListeners.set(iterator, listeners);
-  return iterator;
+  const subscribe = (events as { [stallSubscribe]?: (listener: StallListener) => () => void })[stallSubscribe];
+  return typeof subscribe === 'function' ? subscribe.call(events, listener) : () => undefined;
 }

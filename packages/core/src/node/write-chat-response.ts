@@ -1,4 +1,4 @@
-import { isStreamStalledError, onStreamStalled } from '../http/guard-stream.js';
+import { isStreamStalledError, onStreamStalled } from '../http/stream-stall.js';
 import type { ChatHttpResponse } from '../http/chat-http-types.js';
 import type { NodeServerResponseLike } from './node-like.js';
 

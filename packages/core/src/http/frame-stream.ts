@@ -1,0 +1,234 @@
+import { createStreamStalledError, stallSubscribe, type StallListener } from './stream-stall.js';
+
+/** What a frame stream asks of its owner. @internal */
+export interface FrameStreamHooks<Event> {
+  /** The frames of one event as one string ('' for none). */
+  encode(event: Event): string;
+  /** Whether the event is the engine's last (its frames end the stream). */
+  isLast(event: Event): boolean;
+  /** The engine finished: called as its last frames are handed out. */
+  onFinished(): void;
+  /** The frame telling the client how the stream failed, or `undefined` when nobody can read one. */
+  failure(error: unknown): string | undefined;
+  /** The consumer stopped pulling for longer than the stall timeout. */
+  onStalled(error: Error): void;
+  /** The stream ended, however it ended (runs once). */
+  onEnded(): void;
+}
+
+export interface FrameStreamOptions {
+  /** Engine silence before a keep-alive frame; 0 for never. */
+  keepAliveMs: number;
+  keepAliveFrame: string;
+  /** How long a handed-out frame may stay without the next pull before the stream is given up; 0 for never. */
+  stallTimeoutMs: number;
+  /** An engine error for a source that ended without its last event. */
+  endedEarly(): Error;
+}
+
+const done: IteratorResult<string> = { done: true, value: undefined };
+const usable = (milliseconds: number) => milliseconds > 0 && milliseconds < Number.POSITIVE_INFINITY;
+
+/**
+ * A stream's SSE frames, pulled from the engine one event per pull, written by hand rather
+ * than as async generators: each frame costs the engine's own promise and one more, where a
+ * generator, a keep-alive race and a stall guard stacked on each other cost five or six
+ * (the largest part of the adapters' per-chunk cost). One lazy timer per stream serves both
+ * the keep-alive (the engine is silent while the consumer waits) and the stall guard (the
+ * consumer stops pulling: its socket is full); nothing is armed or cleared per frame.
+ *
+ * @internal
+ */
+export class FrameStream<Event> implements AsyncIterableIterator<string> {
+  readonly #source: AsyncIterator<Event>;
+  readonly #hooks: FrameStreamHooks<Event>;
+  readonly #options: FrameStreamOptions;
+  /** An engine step that arrived with nobody waiting (the first one, or one after a keep-alive). */
+  #ready: IteratorResult<Event> | undefined;
+  #failed: { error: unknown } | undefined;
+  /** An engine `next()` is pending. */
+  #inflight = false;
+  #waiter: { resolve(step: IteratorResult<string>): void; reject(error: unknown): void } | undefined;
+  /** The last frames were handed out: the next pull ends the stream. */
+  #closing = false;
+  #ended = false;
+  #stalled: Error | undefined;
+  #listeners: Set<StallListener> | undefined;
+  /** When the consumer started waiting for the engine (keep-alive). */
+  #silentSince = 0;
+  /** When the consumer was last handed a frame (stall). */
+  #idleSince = Date.now();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(source: AsyncIterator<Event>, first: IteratorResult<Event>, hooks: FrameStreamHooks<Event>, options: FrameStreamOptions) {
+    this.#source = source;
+    this.#ready = first;
+    this.#hooks = hooks;
+    this.#options = options;
+    const { keepAliveMs, stallTimeoutMs } = options;
+    if (usable(keepAliveMs) || usable(stallTimeoutMs)) this.#arm(Date.now());
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<string>> {
+    if (this.#stalled !== undefined) return Promise.reject(this.#stalled);
+    if (this.#ended) return Promise.resolve(done);
+    if (this.#closing) {
+      this.#end();
+      return Promise.resolve(done);
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+      this.#silentSince = Date.now();
+      this.#advance();
+    });
+  }
+
+  return(): Promise<IteratorResult<string>> {
+    this.#end();
+    return Promise.resolve(done);
+  }
+
+  /** Host side of `onStreamStalled`. */
+  [stallSubscribe](listener: StallListener): () => void {
+    (this.#listeners ??= new Set()).add(listener);
+    return () => this.#listeners?.delete(listener);
+  }
+
+  /** Serves the waiting consumer from what is at hand, or asks the engine for its next event. */
+  #advance(): void {
+    while (this.#waiter !== undefined && !this.#ended) {
+      if (this.#failed !== undefined) {
+        const { error } = this.#failed;
+        this.#failed = undefined;
+        this.#fail(error);
+        return;
+      }
+      const step = this.#ready;
+      if (step === undefined) {
+        if (!this.#inflight) {
+          this.#inflight = true;
+          this.#source.next().then(this.#onStep, this.#onError);
+        }
+        return;
+      }
+      this.#ready = undefined;
+      if (step.done) {
+        this.#fail(this.#options.endedEarly());
+        return;
+      }
+      let frame: string;
+      let last: boolean;
+      try {
+        frame = this.#hooks.encode(step.value);
+        last = this.#hooks.isLast(step.value);
+        if (last) this.#hooks.onFinished();
+      } catch (error) {
+        this.#fail(error);
+        return;
+      }
+      if (last) {
+        this.#closing = true;
+        if (frame === '') this.#settleWaiter(done, true);
+        else this.#deliver(frame);
+        return;
+      }
+      if (frame !== '') {
+        this.#deliver(frame);
+        return;
+      }
+    }
+  }
+
+  readonly #onStep = (step: IteratorResult<Event>): void => {
+    this.#inflight = false;
+    if (this.#ended) return;
+    this.#ready = step;
+    this.#advance();
+  };
+
+  readonly #onError = (error: unknown): void => {
+    this.#inflight = false;
+    if (this.#ended) return;
+    this.#failed = { error };
+    this.#advance();
+  };
+
+  #fail(error: unknown): void {
+    const frame = this.#hooks.failure(error);
+    // The failure frame is the last one: the stream ends as the consumer gets it.
+    this.#settleWaiter(frame === undefined ? done : { done: false, value: frame }, true);
+  }
+
+  #deliver(frame: string): void {
+    this.#settleWaiter({ done: false, value: frame }, false);
+  }
+
+  #settleWaiter(step: IteratorResult<string>, ending: boolean): void {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    this.#idleSince = Date.now();
+    if (ending) this.#end();
+    waiter?.resolve(step);
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#hooks.onEnded();
+    // A consumer still waiting (the stream was returned or failed under it) is told it ended.
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.resolve(done);
+  }
+
+  /**
+   * Arms the timer for the next moment something could be due: while the consumer waits, its
+   * keep-alive; while it does not, its stall; and never later than the other interval from
+   * now, in case the consumer changes state before then.
+   */
+  #arm(now: number): void {
+    const { keepAliveMs, stallTimeoutMs } = this.#options;
+    const keepAlive = usable(keepAliveMs);
+    const stall = usable(stallTimeoutMs);
+    let due: number;
+    if (this.#waiter !== undefined) due = Math.min(keepAlive ? this.#silentSince + keepAliveMs : Infinity, stall ? now + stallTimeoutMs : Infinity);
+    else due = Math.min(stall ? this.#idleSince + stallTimeoutMs : Infinity, keepAlive ? now + keepAliveMs : Infinity);
+    this.#timer = setTimeout(this.#tick, Math.max(1, due - now));
+  }
+
+  readonly #tick = (): void => {
+    this.#timer = undefined;
+    if (this.#ended) return;
+    const now = Date.now();
+    const { keepAliveMs, keepAliveFrame, stallTimeoutMs } = this.#options;
+    if (this.#waiter === undefined) {
+      if (usable(stallTimeoutMs) && now - this.#idleSince >= stallTimeoutMs) {
+        this.#stall();
+        return;
+      }
+    } else if (usable(keepAliveMs) && this.#inflight && now - this.#silentSince >= keepAliveMs) {
+      this.#deliver(keepAliveFrame);
+    }
+    this.#arm(now);
+  };
+
+  #stall(): void {
+    const error = createStreamStalledError(this.#options.stallTimeoutMs);
+    this.#stalled = error;
+    this.#hooks.onStalled(error);
+    this.#end();
+    for (const listener of this.#listeners ?? []) {
+      try {
+        listener(error);
+      } catch {
+        // One host listener failing must not keep the others from closing the connection.
+      }
+    }
+  }
+}
