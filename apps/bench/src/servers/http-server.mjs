@@ -1,5 +1,5 @@
 // One HTTP server process of the JSON, streaming and idle suites, pinned by the orchestrator.
-// argv: <variant> <mode>. Variants: fastify-adapter, fastify-bare, fastify-bare-schema,
+// argv: <variant> <mode>. Variants: fastify-adapter, fastify-adapter-stub, fastify-bare, fastify-bare-schema,
 // express-adapter, express-bare, node-bridge, node-bare. Modes (the engine's pacing):
 // back-to-back, paced, idle. The parent asks for CPU time, memory and live streams over IPC.
 import { once } from 'node:events';
@@ -69,6 +69,16 @@ switch (variant) {
   case 'fastify-adapter': {
     const app = createFastifyApp();
     await app.register(fastifyQuantumChat, { prefix: '/v1', handler });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    server = app.server;
+    break;
+  }
+  case 'fastify-adapter-stub': {
+    // Informational: the adapter around a handler that answers the precomputed bytes at once,
+    // to tell the adapter's own cost from the core handler's.
+    const app = createFastifyApp();
+    const stub = { handle: async () => ({ status: 200, headers: { 'content-type': jsonContentType }, body: jsonBytes }), fetch: handler.fetch };
+    await app.register(fastifyQuantumChat, { prefix: '/v1', handler: stub });
     await app.listen({ host: '127.0.0.1', port: 0 });
     server = app.server;
     break;

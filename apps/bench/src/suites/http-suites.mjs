@@ -30,6 +30,7 @@ export async function runJsonSuite({ load, protocol, log }) {
   const comparisons = [
     { id: 'json-fastify', title: 'Fastify adapter vs bare Fastify', baseline: 'fastify-bare', candidate: 'fastify-adapter', target: 0.9 },
     { id: 'json-express', title: 'Express adapter vs bare Express', baseline: 'express-bare', candidate: 'express-adapter', target: 0.9 },
+    { id: 'json-fastify-stub', title: 'Fastify adapter around a stub handler vs bare Fastify (informational: the adapter alone, without the core)', baseline: 'fastify-bare', candidate: 'fastify-adapter-stub' },
     { id: 'json-node', title: 'Core Node bridge vs raw node:http', baseline: 'node-bare', candidate: 'node-bridge' },
     { id: 'json-fastify-schema', title: 'Bare Fastify with a response schema vs bare Fastify (informational)', baseline: 'fastify-bare', candidate: 'fastify-bare-schema' },
     { id: 'json-node-vs-fastify', title: 'Raw node:http vs bare Fastify (informational: the floor)', baseline: 'fastify-bare', candidate: 'node-bare' },

@@ -133,12 +133,16 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     }
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
     const engineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
-    const admission: Admission | undefined = await accessControl.admit?.(principal, {
-      requestId,
-      model: model.id,
-      promptTokens: engine.countPromptTokens?.(engineRequest) ?? 0,
-      maxTokens: engineRequest.maxTokens,
-    });
+    // No `await` without an admission step: each one is a turn of the microtask queue.
+    const admission: Admission | undefined =
+      accessControl.admit === undefined
+        ? undefined
+        : await accessControl.admit(principal, {
+            requestId,
+            model: model.id,
+            promptTokens: engine.countPromptTokens?.(engineRequest) ?? 0,
+            maxTokens: engineRequest.maxTokens,
+          });
     const headers: Record<string, string> = { ...admission?.headers };
     if (validated.ignoredParams.length > 0) headers['x-quantum-ignored-params'] = validated.ignoredParams.join(', ').slice(0, 1000);
     const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
