@@ -164,35 +164,41 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       },
     };
     if (!validated.stream) return jsonResponse(200, headers, await runToCompletion(settings));
-    const events = await runToStream(settings);
-    return {
+    // Returned, not awaited: this frame ends here while the stream waits for its first token.
+    return runToStream(settings).then((events) => ({
       status: 200,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers },
       events,
-    };
+    }));
   }
 
-  async function handle(request: ChatHttpRequest): Promise<ChatHttpResponse> {
+  function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> | ChatHttpResponse {
+    const route = routeRequest(request.method, request.path);
+    switch (route.name) {
+      case 'create-chat-completion':
+        return createCompletion(request, requestId);
+      case 'list-models':
+        return listModels(request);
+      case 'retrieve-model':
+        return listModels(request, route.modelId);
+      case 'openapi':
+        return openApi();
+    }
+  }
+
+  /**
+   * Chained with `then`, not `await`: a stream waiting for its first token then holds no
+   * suspended async frames (each kept its registers alive: about a kilobyte per idle stream).
+   */
+  function handle(request: ChatHttpRequest): Promise<ChatHttpResponse> {
     const requestId = resolveRequestId(request.headers, generateId);
-    let response: ChatHttpResponse;
-    try {
-      const route = routeRequest(request.method, request.path);
-      switch (route.name) {
-        case 'create-chat-completion':
-          response = await createCompletion(request, requestId);
-          break;
-        case 'list-models':
-          response = await listModels(request);
-          break;
-        case 'retrieve-model':
-          response = await listModels(request, route.modelId);
-          break;
-        case 'openapi':
-          response = openApi();
-          break;
-      }
-    } catch (thrown) {
-      response = toErrorHttpResponse(thrown);
+    // Every response is built for this request, its headers included: set, not copied.
+    const withRequestId = (response: ChatHttpResponse): ChatHttpResponse => {
+      (response.headers as Record<string, string>)['x-request-id'] = requestId;
+      return response;
+    };
+    const fail = (thrown: unknown): ChatHttpResponse => {
+      const response = toErrorHttpResponse(thrown);
       if (response.status >= 500) {
         try {
           options.onError?.(thrown, { requestId });
@@ -200,10 +206,13 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
           // Reporting must never alter the response.
         }
       }
+      return withRequestId(response);
+    };
+    try {
+      return Promise.resolve(route(request, requestId)).then(withRequestId, fail);
+    } catch (thrown) {
+      return Promise.resolve(fail(thrown));
     }
-    // Every response above was built for this request, its headers included: set, not copied.
-    (response.headers as Record<string, string>)['x-request-id'] = requestId;
-    return response;
   }
 
   return { handle, fetch: toFetchHandler(handle) };

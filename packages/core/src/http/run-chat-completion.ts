@@ -42,6 +42,8 @@ const keepAliveFrame = ': keep-alive\n\n';
  * Tracks what an engine produced, so an interrupted request settles to real usage. Reasoning,
  * answer and tool calls are counted apart, as engines count them.
  */
+type Progress = ReturnType<typeof createProgress>;
+
 function createProgress(engine: ChatEngine, request: ChatEngineRequest) {
   const produced = { reasoning: '', content: '', tools: '' };
   let usage: EngineUsage | undefined;
@@ -207,19 +209,30 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
  * still a real HTTP error), then yields SSE frames (decisions §4). A failure after that is an
  * `error` frame and the stream ends without `[DONE]`.
  */
-export async function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
+export function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
-  const { iterator } = run;
   const progress = createProgress(settings.engine, settings.request);
-  let first: IteratorResult<ChatEngineEvent>;
+  let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
   try {
-    first = await iterator.next();
-  } catch (thrown) {
-    run.stop();
-    const error = explainFailure(settings, thrown);
-    settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
-    throw error;
+    firstStep = run.iterator.next();
+  } catch (error) {
+    firstStep = Promise.reject(error);
   }
+  // `then`, not `await`: nothing but this reaction is held while the engine is silent.
+  return firstStep.then(
+    (first) => startFrames(settings, run, progress, first),
+    (thrown: unknown) => {
+      run.stop();
+      const error = explainFailure(settings, thrown);
+      settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
+      throw error;
+    },
+  );
+}
+
+/** The frames of a stream whose engine produced its first event. */
+function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, first: IteratorResult<ChatEngineEvent>): AsyncIterableIterator<string> {
+  const { iterator } = run;
   const encoder = createStreamFrameEncoder(settings.streamFormat, {
     id: settings.generateId('completion'),
     created: settings.createdSeconds,
