@@ -7,6 +7,7 @@ import type { ServerConfig } from './config-schema.js';
 import { createEngines } from './create-engines.js';
 import { shutdownGracefully } from './graceful-shutdown.js';
 import { registerHealthRoute } from './health-route.js';
+import { createLogDestination } from './log-destination.js';
 import { requestIdOf } from './request-id.js';
 import { openServerAccessControl } from './server-access-control.js';
 import { registerServerHooks } from './server-hooks.js';
@@ -51,12 +52,15 @@ const redact = ['req.headers.authorization', 'req.headers["x-service-signature"]
  * await app.listen({ host: '127.0.0.1', port: 8080 });
  */
 export async function createQuantumServer(config: ServerConfig, options: QuantumServerOptions = {}): Promise<FastifyInstance> {
+  // Our own logger writes in batches, not one asynchronous write per line (see log-destination.ts).
+  const logDestination = options.logger === undefined ? createLogDestination() : undefined;
   const app: FastifyInstance = Fastify({
-    ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, redact } }),
+    ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, redact, stream: logDestination } }),
     genReqId: requestIdOf,
     // Our drain hook answers 503 in the core's envelope instead of Fastify's own body.
     return503OnClosing: false,
   });
+  if (logDestination !== undefined) app.addHook('onClose', async () => logDestination.close());
   const shutdown = createShutdownState();
   const { registry, testEngine, summary } = await createEngines(config, options.env ?? process.env);
   const access =

@@ -1,6 +1,7 @@
 import { createAccessControl, createLimiter, type KeyStore, type Limiter, type StoreAccessControl } from '@quantum-chat/access-control';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config-schema.js';
+import { cacheKeyLookups } from './key-lookup-cache.js';
 import { openKeyStore } from './key-store-location.js';
 import { seedDefaultOrganisation } from './seed-default-organisation.js';
 
@@ -59,7 +60,8 @@ export async function openServerAccessControl(config: ServerConfig, options: Ser
     if (ready) log.info({ redis: describeRedis(redis) }, 'rate limits shared through redis');
     else log.warn({ redis: describeRedis(redis) }, 'redis not reachable at start');
   }
-  const accessControl = createAccessControl({ store, limiter, onError: (error) => log.error({ err: error }, 'settling usage failed') });
+  // Key lookups from memory for up to 1 s (revocations by the CLI apply within that); see key-lookup-cache.ts.
+  const accessControl = createAccessControl({ store: cacheKeyLookups(store), limiter, onError: (error) => log.error({ err: error }, 'settling usage failed') });
   return {
     accessControl,
     store,
