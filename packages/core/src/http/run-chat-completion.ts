@@ -5,6 +5,7 @@ import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
 import type { ToolCall } from '../schemas/tool-call.js';
 import { encodeCompletionBody } from './completion-body.js';
+import { clientClosedError, clientPresence, isClientGone, watchClient, type WatchedClient } from './client-presence.js';
 import { FrameStream } from './frame-stream.js';
 import { createStreamFrameEncoder, type StreamFormat } from './stream-frame-encoder.js';
 import { createToolCallIndexer } from './tool-call-indexer.js';
@@ -18,7 +19,7 @@ export interface RunSettings {
    * The client's request, for its signal (read only when needed: hosts make it lazily); the
    * engine gets a signal of its own, aborted by this one or by an early stop.
    */
-  client: { readonly signal: AbortSignal };
+  client: WatchedClient;
   /** Aborted when the server shuts down: open requests end with a `shutting_down` error. */
   shutdownSignal?: AbortSignal | undefined;
   generateId: GenerateId;
@@ -69,7 +70,7 @@ function engineEndedEarly(): QuantumChatError {
 
 /** What a failure becomes: a server shutdown outranks whatever the aborted engine threw. */
 function explainFailure(settings: RunSettings, error: unknown): unknown {
-  if (settings.shutdownSignal?.aborted && !settings.client.signal.aborted) {
+  if (settings.shutdownSignal?.aborted && !isClientGone(settings.client)) {
     return new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.', { cause: error });
   }
   return error;
@@ -99,11 +100,16 @@ class EngineRun {
   readonly iterator: AsyncIterator<ChatEngineEvent>;
   readonly #settings: RunSettings;
   #controller: AbortController | undefined = undefined;
-  #sources: AbortSignal[] = [];
+  #unwatchClient: (() => void) | undefined = undefined;
   #finished = false;
   #stopped = false;
   #stopReason: unknown = undefined;
-  readonly #abort = () => this.#controller!.abort(this.#sources.find((signal) => signal.aborted)?.reason);
+  readonly #onClientGone = () => {
+    const { client } = this.#settings;
+    // The host's own reason when it gave a signal; the core's wording when it watched cheaply.
+    this.#controller!.abort(client[clientPresence] === undefined ? client.signal.reason : clientClosedError());
+  };
+  readonly #onShutdown = () => this.#controller!.abort(this.#settings.shutdownSignal!.reason);
 
   constructor(settings: RunSettings) {
     this.#settings = settings;
@@ -122,12 +128,10 @@ class EngineRun {
       if (!this.#finished) controller.abort(this.#endedReason());
       return controller.signal;
     }
-    const { client, shutdownSignal } = this.#settings;
-    this.#sources = shutdownSignal === undefined ? [client.signal] : [client.signal, shutdownSignal];
-    for (const signal of this.#sources) {
-      if (signal.aborted) this.#abort();
-      else signal.addEventListener('abort', this.#abort, { once: true });
-    }
+    const { shutdownSignal } = this.#settings;
+    if (shutdownSignal?.aborted) this.#onShutdown();
+    else shutdownSignal?.addEventListener('abort', this.#onShutdown, { once: true });
+    if (!controller.signal.aborted) this.#unwatchClient = watchClient(this.#settings.client, this.#onClientGone);
     return controller.signal;
   }
 
@@ -138,7 +142,8 @@ class EngineRun {
     this.#stopReason = reason;
     const controller = this.#controller;
     if (controller !== undefined) {
-      for (const signal of this.#sources) signal.removeEventListener('abort', this.#abort);
+      this.#unwatchClient?.();
+      this.#settings.shutdownSignal?.removeEventListener('abort', this.#onShutdown);
       // An engine that yielded its finish event has nothing left to stop. Aborting it anyway cost
       // a short request more than the rest of its bookkeeping (an Error with a captured stack,
       // then an abort event): about a fifth of the handler's CPU time on the JSON path.
@@ -278,9 +283,7 @@ function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, 
     settle(true);
     run.stop();
   };
-  const clientSignal = settings.client.signal;
-  if (clientSignal.aborted) onClientGone();
-  else clientSignal.addEventListener('abort', onClientGone, { once: true });
+  const unwatchClient = watchClient(settings.client, onClientGone);
 
   return new FrameStream(
     iterator,
@@ -298,14 +301,14 @@ function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, 
       failure(error) {
         settle(true);
         // The client that left cannot read an error frame; anyone else gets one.
-        return clientSignal.aborted ? undefined : encoder.error(toErrorEnvelope(explainFailure(settings, error)));
+        return isClientGone(settings.client) ? undefined : encoder.error(toErrorEnvelope(explainFailure(settings, error)));
       },
       onStalled(error) {
         settle(true);
         run.stop(error);
       },
       onEnded() {
-        clientSignal.removeEventListener('abort', onClientGone);
+        unwatchClient();
         // Also reached when a host stops before reading one frame (the client left right
         // after the headers).
         settle(true);

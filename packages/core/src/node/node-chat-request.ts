@@ -1,3 +1,4 @@
+import { clientClosedError, clientPresence, type ClientPresence } from '../http/client-presence.js';
 import type { ChatHttpRequest, ChatHttpRequestBody } from '../http/chat-http-types.js';
 import type { NodeServerResponseLike } from './node-like.js';
 
@@ -6,18 +7,19 @@ export type ChatHttpRequestFields = Omit<ChatHttpRequest, 'signal'>;
 
 /**
  * A request whose `signal` aborts when the response closes before it ended (the client went
- * away). The `AbortController` is made on first use: most short requests never look at it,
- * and one per request was a measurable part of a JSON request's cost. A class, not an object
- * literal with a `get signal()`: each such literal gets a hidden class of its own (its getter
- * is a new closure), which cost about 1 µs and a promotion to the old generation per request.
+ * away). The `AbortController` is made on first use, and the core watches the client through
+ * `clientPresence` instead, so most requests never make one. A class, not an object literal
+ * with a `get signal()`: each such literal gets a hidden class of its own (its getter is a new
+ * closure), which cost about 1 µs and a promotion to the old generation per request.
  */
-class NodeChatRequest implements ChatHttpRequest {
+class NodeChatRequest implements ChatHttpRequest, ClientPresence {
   readonly method: string;
   readonly path: string;
   readonly headers: ChatHttpRequest['headers'];
   body: ChatHttpRequestBody;
+  gone = false;
   #controller: AbortController | undefined = undefined;
-  #gone = false;
+  #listeners: Array<() => void> | undefined = undefined;
 
   constructor(fields: ChatHttpRequestFields, res: NodeServerResponseLike) {
     this.method = fields.method;
@@ -26,8 +28,11 @@ class NodeChatRequest implements ChatHttpRequest {
     this.body = fields.body;
     const onClose = () => {
       if (res.writableEnded) return;
-      this.#gone = true;
-      this.#controller?.abort(clientClosed());
+      this.gone = true;
+      this.#controller?.abort(clientClosedError());
+      const listeners = this.#listeners;
+      this.#listeners = undefined;
+      for (const listener of listeners ?? []) listener();
     };
     // A host parser may have read the body while the client left: 'close' has fired already then.
     if (res.destroyed) onClose();
@@ -37,14 +42,26 @@ class NodeChatRequest implements ChatHttpRequest {
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
-      if (this.#gone) this.#controller.abort(clientClosed());
+      if (this.gone) this.#controller.abort(clientClosedError());
     }
     return this.#controller.signal;
   }
-}
 
-function clientClosed(): Error {
-  return new Error('The client closed the connection.');
+  get [clientPresence](): ClientPresence {
+    return this;
+  }
+
+  watch(listener: () => void): () => void {
+    if (this.gone) {
+      listener();
+      return () => undefined;
+    }
+    (this.#listeners ??= []).push(listener);
+    return () => {
+      const index = this.#listeners?.indexOf(listener) ?? -1;
+      if (index !== -1) this.#listeners!.splice(index, 1);
+    };
+  }
 }
 
 /**
