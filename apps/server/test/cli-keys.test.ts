@@ -1,10 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { errorEnvelopeSchema, parseApiKey } from '@quantum-chat/core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { lastLine, runBuiltCli } from './run-cli.js';
 import { startServerProcess } from './server-process.js';
+
+/** How long a running server may serve a key (and its organisation) from memory. */
+const keyLookupTtlMs = 1000;
 
 function temporaryDirectory(): string {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-cli-'));
@@ -74,6 +78,8 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
     const revoked = await runBuiltCli(['keys', 'revoke', id, '--data-dir', dataDir]);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).not.toContain(key);
+    // The server looks a key up at most once a second (key-lookup-cache.ts).
+    await sleep(keyLookupTtlMs);
     const refused = await chat(server.origin, key);
     expect(refused.status).toBe(401);
     expect(errorEnvelopeSchema.parse(await refused.json()).error.code).toBe('invalid_api_key');
@@ -89,7 +95,7 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
     expect(later.stdout).toContain('No requests');
   });
 
-  it('should apply orgs set-limits to a running server at the next request', async () => {
+  it('should apply orgs set-limits to a running server within 1 s', async () => {
     const dataDir = temporaryDirectory();
     const key = lastLine((await runBuiltCli(['keys', 'create', '--org', 'acme', '--plan', 'free', '--data-dir', dataDir])).stdout);
     const server = await startServerProcess({ dataDir });
@@ -97,6 +103,7 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
     await (await chat(server.origin, key)).text();
     const set = await runBuiltCli(['orgs', 'set-limits', 'acme', '--requests-per-minute', '2', '--tokens-per-day', 'none', '--data-dir', dataDir]);
     expect(set.stdout).toMatch(/acme\s+free\s+2 \*\s+100000\s+none \*/);
+    await sleep(keyLookupTtlMs);
     const second = await chat(server.origin, key);
     expect(second.headers.get('x-ratelimit-limit-requests')).toBe('2');
     expect(second.headers.get('x-ratelimit-limit-tokens-day')).toBeNull();
@@ -104,6 +111,7 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
     expect((await chat(server.origin, key)).status).toBe(429);
     const reset = await runBuiltCli(['orgs', 'set-limits', 'acme', '--requests-per-minute', 'default', '--data-dir', dataDir]);
     expect(reset.stdout).toMatch(/acme\s+free\s+60\s+100000\s+none \*/);
+    await sleep(keyLookupTtlMs);
     expect((await chat(server.origin, key)).status).toBe(200);
   });
 
