@@ -1,7 +1,10 @@
 import { pipeline, type Readable } from 'node:stream';
 import { text as readText } from 'node:stream/consumers';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { interceptors, request as undiciRequest, type Dispatcher } from 'undici';
+import { request as undiciRequest, type Dispatcher } from 'undici';
+
+/** As many redirects as `fetch` follows. */
+const maxRedirections = 20;
 
 /** Reads a response body chunk by chunk; the shape of a WHATWG stream reader. */
 export interface UpstreamBodyReader {
@@ -65,6 +68,11 @@ function decoded(body: Readable, encoding: string | undefined): Readable {
   return pipeline(body, decoder, () => undefined);
 }
 
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  const credentials = new Set(['authorization', 'proxy-authorization', 'cookie']);
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !credentials.has(name.toLowerCase())));
+}
+
 /** `fetch`'s `Headers.get` over Node's header object (repeated headers joined by `, `). */
 function headerReader(headers: Record<string, string | string[] | undefined>): UpstreamResponse['headers'] {
   return {
@@ -78,12 +86,26 @@ function headerReader(headers: Record<string, string | string[] | undefined>): U
 /**
  * Through undici's `request` on our dispatcher: Node streams, no WHATWG Request/Response/stream
  * objects per request, so far less CPU and garbage than undici's `fetch` (about 1 ms of CPU per
- * request on a small machine). Redirects are followed as `fetch` follows them.
+ * request on a small machine). 307 and 308 redirects are followed, as `fetch` follows them.
  */
 export function undiciTransport(url: string, dispatcher: Dispatcher): SendUpstream {
-  const following = dispatcher.compose(interceptors.redirect({ maxRedirections: 20 }));
   return async ({ headers, body, signal }) => {
-    const response = await undiciRequest(url, { method: 'POST', headers, body, signal, dispatcher: following });
+    let target = url;
+    let sent = headers;
+    let response = await undiciRequest(target, { method: 'POST', headers, body, signal, dispatcher });
+    // Only 307 and 308 keep a POST and its body (fetch turns others into a GET without one, which
+    // no chat endpoint answers): followed here, not by undici's redirect interceptor, which
+    // would wrap every request's handlers.
+    for (let hops = 0; (response.statusCode === 307 || response.statusCode === 308) && hops < maxRedirections; hops++) {
+      const location = headerReader(response.headers).get('location');
+      if (location === null) break;
+      await response.body.dump();
+      const next = new URL(location, target);
+      // As fetch does: credentials never follow a redirect to another origin.
+      if (next.origin !== new URL(target).origin) sent = withoutCredentials(sent);
+      target = next.href;
+      response = await undiciRequest(target, { method: 'POST', headers: sent, body, signal, dispatcher });
+    }
     const responseHeaders = headerReader(response.headers);
     const stream = () => decoded(response.body, responseHeaders.get('content-encoding') ?? undefined);
     return {

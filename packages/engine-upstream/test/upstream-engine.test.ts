@@ -202,6 +202,17 @@ describe('createUpstreamEngine', () => {
     expect(target.requests[0]!.body).toMatchObject({ model: 'llama3.2', stream: true });
   });
 
+  it('should not send the upstream API key along a redirect to another origin', async () => {
+    const target = await startUpstreamServer(thinking);
+    servers.push(target);
+    // 127.0.0.1 and localhost are different origins.
+    const elsewhere = `${target.baseUrl.replace('127.0.0.1', 'localhost')}/chat/completions`;
+    const { server } = await run((_request, response) => void response.writeHead(308, { location: elsewhere }).end(), { apiKey: 'sk-secret', headers: { 'x-gateway': 'a' } });
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-secret');
+    expect(target.requests[0]!.headers.authorization).toBeUndefined();
+    expect(target.requests[0]!.headers['x-gateway']).toBe('a');
+  });
+
   it('should report an error event whose data is not JSON as an upstream failure with its text', async () => {
     await expect(run((_request, response) => void response.writeHead(200, sseHeaders).end('event: error\ndata: out of memory\n\n'))).rejects.toMatchObject({
       code: 'upstream_error',
