@@ -1,11 +1,19 @@
 // Heap-snapshot diff of 2,000 handle() calls waiting for a first token: bytes per request by kind.
 // node --expose-gc apps/bench/profile/idle-heap-snapshot.mjs
 import v8 from 'node:v8';
+import { EventEmitter } from 'node:events';
 import { createChatHandler } from '@quantum-chat/core';
+import { createNodeChatRequest } from '@quantum-chat/core/node';
 import { createFixedEngine, requestHeaders, streamRequestBody } from '../src/lib/fixtures.mjs';
 const handler = createChatHandler({ engine: createFixedEngine({ mode: 'idle' }) });
 const bytes = Buffer.from(streamRequestBody);
 const keep = [];
+// Requests as the adapters make them: a Node response stand-in that never closes.
+function waitingRequest() {
+  const res = Object.assign(new EventEmitter(), { writableEnded: false, destroyed: false });
+  keep.push(res);
+  return createNodeChatRequest(res, { method: 'POST', path: '/chat/completions', headers: requestHeaders, body: { kind: 'bytes', bytes } });
+}
 function summary() {
   gc(); gc();
   const snap = JSON.parse(require_snapshot());
@@ -24,10 +32,10 @@ function require_snapshot() {
   const chunks = []; const s = v8.getHeapSnapshot(); let c; while ((c = s.read()) !== null) chunks.push(c); return Buffer.concat(chunks).toString();
 }
 const n = 2000;
-for (let i = 0; i < 100; i++) { const c = new AbortController(); keep.push(handler.handle({ method: 'POST', path: '/chat/completions', headers: requestHeaders, body: { kind: 'bytes', bytes }, signal: c.signal }), c); }
+for (let i = 0; i < 100; i++) keep.push(handler.handle(waitingRequest()));
 await new Promise((r) => setTimeout(r, 100));
 const a = summary();
-for (let i = 0; i < n; i++) { const c = new AbortController(); keep.push(handler.handle({ method: 'POST', path: '/chat/completions', headers: requestHeaders, body: { kind: 'bytes', bytes }, signal: c.signal }), c); }
+for (let i = 0; i < n; i++) keep.push(handler.handle(waitingRequest()));
 await new Promise((r) => setTimeout(r, 200));
 const b = summary();
 const rows = [];
