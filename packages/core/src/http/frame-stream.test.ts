@@ -53,6 +53,17 @@ describe('FrameStream', () => {
     expect(await stream.next()).toEqual({ done: true, value: undefined });
   });
 
+  it('should serve pulls made before the previous one settled, in order', async () => {
+    const stream = await start(events(3, 5), hooks(), options());
+    const pulls = [stream.next(), stream.next(), stream.next(), stream.next()];
+    expect(await Promise.all(pulls)).toEqual([
+      { done: false, value: 'frame 0\n\n' },
+      { done: false, value: 'frame 1\n\n' },
+      { done: false, value: 'frame 2\n\n' },
+      { done: true, value: undefined },
+    ]);
+  });
+
   it('should skip events that make no frame', async () => {
     async function* source(): AsyncGenerator<TestEvent> {
       yield { text: '' };

@@ -49,6 +49,8 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   /** An engine `next()` is pending. */
   #inflight = false;
   #waiter: { resolve(step: IteratorResult<string>): void; reject(error: unknown): void } | undefined;
+  /** The promise of the pull the waiter belongs to. */
+  #pull: Promise<IteratorResult<string>> | undefined;
   /** The last frames were handed out: the next pull ends the stream. */
   #closing = false;
   #ended = false;
@@ -80,12 +82,17 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
       this.#end();
       return Promise.resolve(done);
     }
-    return new Promise((resolve, reject) => {
+    // A pull while another waits is served after it, in order, as an async generator would.
+    if (this.#waiter !== undefined) return this.#pull!.then(this.#pullAgain, this.#pullAgain);
+    this.#pull = new Promise((resolve, reject) => {
       this.#waiter = { resolve, reject };
       this.#silentSince = Date.now();
       this.#advance();
     });
+    return this.#pull;
   }
+
+  readonly #pullAgain = (): Promise<IteratorResult<string>> => this.next();
 
   return(): Promise<IteratorResult<string>> {
     this.#end();
