@@ -48,7 +48,8 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   #failed: { error: unknown } | undefined;
   /** An engine `next()` is pending. */
   #inflight = false;
-  #waiter: { resolve(step: IteratorResult<string>): void; reject(error: unknown): void } | undefined;
+  /** Resolves the pull the consumer waits on. */
+  #waiter: ((step: IteratorResult<string>) => void) | undefined;
   /** The promise of the pull the waiter belongs to. */
   #pull: Promise<IteratorResult<string>> | undefined;
   /** The last frames were handed out: the next pull ends the stream. */
@@ -84,13 +85,17 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
     }
     // A pull while another waits is served after it, in order, as an async generator would.
     if (this.#waiter !== undefined) return this.#pull!.then(this.#pullAgain, this.#pullAgain);
-    this.#pull = new Promise((resolve, reject) => {
-      this.#waiter = { resolve, reject };
-      this.#silentSince = Date.now();
-      this.#advance();
-    });
-    return this.#pull;
+    // One executor for every pull (no closure or holder object per frame).
+    const pull = new Promise(this.#capture);
+    this.#pull = pull;
+    this.#silentSince = Date.now();
+    this.#advance();
+    return pull;
   }
+
+  readonly #capture = (resolve: (step: IteratorResult<string>) => void): void => {
+    this.#waiter = resolve;
+  };
 
   readonly #pullAgain = (): Promise<IteratorResult<string>> => this.next();
 
@@ -179,7 +184,7 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
     this.#waiter = undefined;
     this.#idleSince = Date.now();
     if (ending) this.#end();
-    waiter?.resolve(step);
+    waiter?.(step);
   }
 
   #end(): void {
@@ -191,7 +196,7 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
     // A consumer still waiting (the stream was returned or failed under it) is told it ended.
     const waiter = this.#waiter;
     this.#waiter = undefined;
-    waiter?.resolve(done);
+    waiter?.(done);
   }
 
   /**

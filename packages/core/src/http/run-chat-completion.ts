@@ -41,27 +41,40 @@ const keepAliveFrame = ': keep-alive\n\n';
 
 /**
  * Tracks what an engine produced, so an interrupted request settles to real usage. Reasoning,
- * answer and tool calls are counted apart, as engines count them.
+ * answer and tool calls are counted apart, as engines count them. A class: a waiting stream
+ * holds one object, not three closures and their context.
  */
-type Progress = ReturnType<typeof createProgress>;
+class Progress {
+  readonly #engine: ChatEngine;
+  readonly #request: ChatEngineRequest;
+  #reasoning = '';
+  #content = '';
+  #tools = '';
+  #usage: EngineUsage | undefined = undefined;
 
-function createProgress(engine: ChatEngine, request: ChatEngineRequest) {
-  const produced = { reasoning: '', content: '', tools: '' };
-  let usage: EngineUsage | undefined;
-  const countTokens = (text: string) => (text === '' ? 0 : engine.countTokens?.(text) ?? Math.ceil(text.length / 4));
-  return {
-    observe(event: ChatEngineEvent): void {
-      if (event.type === 'finish') usage = event.usage;
-      else if (event.type === 'tool-call') produced.tools += (event.name ?? '') + event.argumentsDelta;
-      else produced[event.type] += event.text;
-    },
-    outcome(status: number, interrupted: boolean): AdmissionOutcome {
-      if (usage !== undefined) return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, status, interrupted };
-      const promptTokens = engine.countPromptTokens?.(request) ?? 0;
-      const completionTokens = countTokens(produced.reasoning) + countTokens(produced.content) + countTokens(produced.tools);
-      return { promptTokens, completionTokens, status, interrupted };
-    },
-  };
+  constructor(engine: ChatEngine, request: ChatEngineRequest) {
+    this.#engine = engine;
+    this.#request = request;
+  }
+
+  observe(event: ChatEngineEvent): void {
+    if (event.type === 'finish') this.#usage = event.usage;
+    else if (event.type === 'tool-call') this.#tools += (event.name ?? '') + event.argumentsDelta;
+    else if (event.type === 'reasoning') this.#reasoning += event.text;
+    else this.#content += event.text;
+  }
+
+  outcome(status: number, interrupted: boolean): AdmissionOutcome {
+    const usage = this.#usage;
+    if (usage !== undefined) return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, status, interrupted };
+    const promptTokens = this.#engine.countPromptTokens?.(this.#request) ?? 0;
+    const completionTokens = this.#count(this.#reasoning) + this.#count(this.#content) + this.#count(this.#tools);
+    return { promptTokens, completionTokens, status, interrupted };
+  }
+
+  #count(text: string): number {
+    return text === '' ? 0 : this.#engine.countTokens?.(text) ?? Math.ceil(text.length / 4);
+  }
 }
 
 function engineEndedEarly(): QuantumChatError {
@@ -109,7 +122,7 @@ class EngineRun {
     // The host's own reason when it gave a signal; the core's wording when it watched cheaply.
     this.#controller!.abort(client[clientPresence] === undefined ? client.signal.reason : clientClosedError());
   };
-  readonly #onShutdown = () => this.#controller!.abort(this.#settings.shutdownSignal!.reason);
+  #onShutdown: (() => void) | undefined = undefined;
 
   constructor(settings: RunSettings) {
     this.#settings = settings;
@@ -129,8 +142,11 @@ class EngineRun {
       return controller.signal;
     }
     const { shutdownSignal } = this.#settings;
-    if (shutdownSignal?.aborted) this.#onShutdown();
-    else shutdownSignal?.addEventListener('abort', this.#onShutdown, { once: true });
+    if (shutdownSignal?.aborted) controller.abort(shutdownSignal.reason);
+    else if (shutdownSignal !== undefined) {
+      this.#onShutdown = () => controller.abort(shutdownSignal.reason);
+      shutdownSignal.addEventListener('abort', this.#onShutdown, { once: true });
+    }
     if (!controller.signal.aborted) this.#unwatchClient = watchClient(this.#settings.client, this.#onClientGone);
     return controller.signal;
   }
@@ -143,7 +159,7 @@ class EngineRun {
     const controller = this.#controller;
     if (controller !== undefined) {
       this.#unwatchClient?.();
-      this.#settings.shutdownSignal?.removeEventListener('abort', this.#onShutdown);
+      if (this.#onShutdown !== undefined) this.#settings.shutdownSignal?.removeEventListener('abort', this.#onShutdown);
       // An engine that yielded its finish event has nothing left to stop. Aborting it anyway cost
       // a short request more than the rest of its bookkeeping (an Error with a captured stack,
       // then an abort event): about a fifth of the handler's CPU time on the JSON path.
@@ -165,7 +181,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
   const completionId = settings.generateId('completion');
   const run = new EngineRun(settings);
   const { iterator } = run;
-  const progress = createProgress(settings.engine, settings.request);
+  const progress = new Progress(settings.engine, settings.request);
   let indexer: ReturnType<typeof createToolCallIndexer> | undefined;
   const toolCalls: ToolCall[] = [];
   let reasoning = '';
@@ -216,7 +232,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
  */
 export function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
-  const progress = createProgress(settings.engine, settings.request);
+  const progress = new Progress(settings.engine, settings.request);
   let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
   try {
     firstStep = run.iterator.next();
