@@ -16,7 +16,7 @@ beforeAll(async () => {
     return payload;
   });
   app.post('/echo', async (request) => ({ echoed: request.body }));
-  app.setErrorHandler((error, _request, reply) => reply.code(400).send({ hostError: error.code ?? 'unknown' }));
+  app.setErrorHandler((error: { code?: string }, _request, reply) => reply.code(400).send({ hostError: error.code ?? 'unknown' }));
   await app.register(fastifyQuantumChat, { prefix: '/api/v1', engine: createReferenceEngine() });
   baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
 });
