@@ -1,22 +1,5 @@
 import { Readable } from 'node:stream';
-
-/** What `pipe` writes to: a socket, Fastify's raw response, or a plugin's transform (compression). */
-type Destination = NodeJS.WritableStream & { flush?(): void };
-
-/** Resolves on `drain`, or on `close`/`error` (a destination that went away never drains). */
-function drained(destination: Destination): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      destination.removeListener('drain', done);
-      destination.removeListener('close', done);
-      destination.removeListener('error', done);
-      resolve();
-    };
-    destination.once('drain', done);
-    destination.once('close', done);
-    destination.once('error', done);
-  });
-}
+import { writeFrames, type FrameDestinationLike } from '@quantum-chat/core/node';
 
 /**
  * The core's SSE frames as a Readable for `reply.send`. Read as a stream, it pulls one frame
@@ -42,23 +25,14 @@ export class FramesReadable extends Readable {
     if (this.#piped || this.#pulling || this.readableFlowing !== null) return super.pipe(destination, options);
     this.#piped = true;
     destination.emit('pipe', this);
-    void this.#pump(destination as Destination, options?.end !== false);
+    void this.#pump(destination as FrameDestinationLike & NodeJS.WritableStream, options?.end !== false);
     return destination;
   }
 
-  async #pump(destination: Destination, end: boolean): Promise<void> {
+  async #pump(destination: FrameDestinationLike & NodeJS.WritableStream, end: boolean): Promise<void> {
     try {
-      for (let step = await this.#frames.next(); !step.done; step = await this.#frames.next()) {
-        if (this.destroyed) return;
-        // A destination that went away (the client left) ends this side, and so the engine.
-        if ((destination as { destroyed?: boolean }).destroyed === true) {
-          this.destroy();
-          return;
-        }
-        const fits = destination.write(step.value);
-        destination.flush?.();
-        if (!fits) await drained(destination);
-      }
+      // A destination that went away (the client left) ends this side, and so the engine.
+      if (!(await writeFrames(destination, this.#frames))) this.destroy();
       if (this.destroyed) return;
       if (end) destination.end();
       // Ends this side too, so whoever watches it (Fastify's end-of-stream) sees `end`.

@@ -1,22 +1,10 @@
 import { isStreamStalledError, onStreamStalled } from '../http/stream-stall.js';
 import type { ChatHttpResponse } from '../http/chat-http-types.js';
 import type { NodeServerResponseLike } from './node-like.js';
+import { writeFrames } from './write-frames.js';
 
 /** Node's `ServerResponse.destroy()`, which closes the socket (not in the structural type). */
 type DestroyableResponse = NodeServerResponseLike & { destroy?(error?: Error): unknown };
-
-/** Resolves on `drain`, or on `close` (a gone client never drains). */
-function drained(res: NodeServerResponseLike): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off?.('drain', done);
-      res.off?.('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
-}
 
 /**
  * Writes the core's response to a Node response. Streams are written frame by frame: the
@@ -44,12 +32,7 @@ export async function writeChatResponse(res: NodeServerResponseLike, response: C
   const iterator = response.events[Symbol.asyncIterator]();
   let failed = false;
   try {
-    for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
-      if (res.destroyed) break;
-      const fits = res.write(step.value);
-      res.flush?.();
-      if (!fits) await drained(res);
-    }
+    await writeFrames(res, iterator);
   } catch (error) {
     failed = true;
     destroy();
