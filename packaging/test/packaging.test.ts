@@ -5,7 +5,6 @@
  * node16 resolution, CommonJS JavaScript, TypeScript with bundler resolution). Each project
  * runs fixtures/program.* : one handler embedded in Express, Fastify (through the upstream
  * engine) and node:http, called by the client over 127.0.0.1, streaming a reasoner answer.
- * @see issue 10
  */
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -1,7 +1,6 @@
 /**
  * `pnpm release:dry` shows what a release would publish (versions, CHANGELOGs, tarballs)
  * and leaves the work tree as it was.
- * @see issue 10
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// `pnpm bench`: runs every benchmark of issue 11 and writes docs/benchmarks.md.
+// `pnpm bench`: runs every benchmark and writes docs/benchmarks.md.
 // `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
 // `--only json,streaming,idle,decoding,client,linearity,encoding,relay` runs a subset.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,6 @@
 /**
  * The Express example app over real HTTP: its own routes, sessions and log, and the mounted
  * chat API used by the client with a key the app issued.
- * @see issue 10
  */
 import { once } from 'node:events';
 import type { Server } from 'node:http';

@@ -1,7 +1,6 @@
 /**
  * The Fastify example app over real HTTP: its own routes, bearer-token auth and pino log,
  * and the mounted chat API used by the client with a key the app issued.
- * @see issue 10
  */
 import { AuthenticationError, createChatClient } from '@quantum-chat/client';
 import type { FastifyInstance } from 'fastify';

@@ -1,7 +1,6 @@
 /**
  * The one command (`pnpm --filter @quantum-chat/example-fastify-app start`) builds, then runs
  * `node dist/main.js`; this runs that program on a free port and talks to it.
- * @see issue 10
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';

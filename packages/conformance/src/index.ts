@@ -1,5 +1,5 @@
 // @quantum-chat/conformance: the fixtures every host and client is held to, and the runners
-// that replay them (house-style §3.4). Private: used by this repo's own test suites.
+// that replay them, so every host is checked against the same cases. Private: used by this repo's own test suites.
 
 /** Server side: one vitest test per case, against any host. */
 export { runServerConformance } from './run-server-conformance.js';

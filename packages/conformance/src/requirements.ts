@@ -1,6 +1,6 @@
 /** One rule of the spec or the decisions that fixtures check. */
 export interface Requirement {
-  /** Where the rule is written: `spec §4.2` is service-spec.md, `decisions §4.3` is decisions.md. */
+  /** Where the rule is written: `spec §4.2` is docs/spec/service-spec.md, `decisions §4.3` is docs/spec/decisions.md. */
   spec: string;
   behavior: string;
   /** `server`: checked by server cases (`*.case.json`); `client`: by client streams (`*.expected.json`). */
@@ -109,12 +109,12 @@ export const requirements = {
   'stream.include-usage': server('decisions §4.3', 'stream_options.include_usage adds a `choices: []` chunk with usage after the finish chunk.'),
   'stream.done': server('spec §6, decisions §4.4', 'The stream ends with `data: [DONE]`.'),
   'stream.error-frame': server('decisions §4.5', 'A failure after the first byte is `event: error` with the envelope, and no [DONE].'),
-  'stream.error-before-first-event': server('house-style §3.3, decisions §5', 'An engine failing before its first event gives a real HTTP error status, not a 200 stream.'),
+  'stream.error-before-first-event': server('decisions §4.5, §5', 'An engine failing before its first event gives a real HTTP error status, not a 200 stream.'),
   'stream.openai-format': server('decisions §4', 'x-stream-format: openai: no event lines, reasoning as plain chunks with no top-level delta.'),
   'stream.openai-format-option': server('decisions §4', 'The handler option streamFormat "openai" selects the OpenAI format.'),
   'stream.openai-error': server('decisions §4', 'In the OpenAI format an error is an unnamed `data: {"error":…}` frame, without [DONE].'),
   'stream.no-reasoning-for-other-models': server('spec §6', 'Only quantum-reasoner streams thought traces.'),
-  'stream.incremental': server('house-style §3.4', 'The first frame reaches the client before the engine yields its last event.'),
+  'stream.incremental': server('spec §6', 'The first frame reaches the client before the engine yields its last event.'),
   // Errors
   'error.envelope': server('decisions §5', '{"error":{"message","type","param","code"}} with the status and type of the code table.'),
   'error.engine-failure-json': server('decisions §5', 'An engine failure in a JSON request is a 5xx envelope (502 upstream_error).'),
@@ -126,7 +126,7 @@ export const requirements = {
   'client.parallel-tool-calls': client('decisions §4.2', 'Parallel calls are kept apart by index.'),
   'client.usage': client('decisions §4.3', 'Usage is read from the finish chunk or a trailing `choices: []` chunk.'),
   'client.error-frame': client('decisions §4.5', 'An error frame (named or not) ends the request as an error.'),
-  'client.multibyte': client('house-style §3.4', 'Multibyte characters survive being cut at any byte.'),
+  'client.multibyte': client('spec §6', 'Multibyte characters survive being cut at any byte.'),
   'client.reasoning-content-dialect': client('decisions §8', 'DeepSeek-style delta.reasoning_content with content null is read as reasoning.'),
   'client.reasoning-dialect': client('decisions §8', 'vLLM/Ollama-style delta.reasoning is read as reasoning.'),
   'client.repeated-tool-call-ids': client('decisions §8', 'A tool-call id repeated on every delta is one call.'),

@@ -92,7 +92,7 @@ const goodSchemas: Json[] = [
   {},
 ];
 
-/** Tool schemas that must be refused (or are odd but fine): decisions §2 and issue 7. */
+/** Tool schemas that must be refused (or are odd but fine): decisions §2, and schemas known to stall a naive engine. */
 const badSchemas: Json[] = [
   { type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } },
   { type: 'object', properties: { a: { $ref: 'http://169.254.169.254/latest/meta-data/' } } },
@@ -112,7 +112,7 @@ const badSchemas: Json[] = [
   { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', $defs: { a: { $ref: '#/$defs/a' } } },
   { type: 'object', properties: { a: { $ref: '#' } } },
   { type: 'object', definitions: { a: { $ref: '#/definitions/b' }, b: { $ref: '#/definitions/a' } } },
-  // Valid, but heavy for an engine that generates arguments (issue 7 stalls of the reference engine).
+  // Valid, but heavy for an engine that generates arguments (the reference engine used to stall on these).
   { type: 'object', properties: { left: { $ref: '#' }, right: { $ref: '#' } }, required: ['left', 'right'] },
   { type: 'object', properties: { grid: { type: 'array', minItems: 64, items: { type: 'array', minItems: 64, items: { type: 'array', minItems: 64, items: { type: 'string' } } } } }, required: ['grid'] },
   { type: 'object', properties: { code: { type: 'string', minLength: 100_000, pattern: '\\w+!' } }, required: ['code'] },

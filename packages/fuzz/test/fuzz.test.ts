@@ -1,5 +1,5 @@
 /**
- * @see issue 7: the fuzz suite. fast-check generates requests, mostly malformed and
+ * The fuzz suite. fast-check generates requests, mostly malformed and
  * adversarial, and sends the same bytes to an Express and a Fastify host over real HTTP.
  *
  * FUZZ_RUNS (default 10,000) sets the number of cases and FUZZ_SEED replays a run; the seed

@@ -2,7 +2,6 @@
  * The Vercel AI SDK (`ai` + `@ai-sdk/openai-compatible`) against the real server over HTTP:
  * `generateText` and `streamText` for every model and stream format (text, reasoning parts,
  * tool calls, finish reason, usage), its errors, and a mid-stream failure.
- * @see issue 9
  */
 import { generateApiKey } from '@quantum-chat/core';
 import { APICallError, generateText, stepCountIs, streamText, tool, type TextStreamPart, type ToolSet } from 'ai';

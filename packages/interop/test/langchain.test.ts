@@ -2,7 +2,6 @@
  * LangChain's `ChatOpenAI` (`@langchain/openai` ≥ 1) against the real server over HTTP:
  * `invoke`, `stream` and tool calls through `bindTools`, for every model and stream format,
  * with its errors and a mid-stream failure.
- * @see issue 9
  */
 import { AIMessageChunk, HumanMessage, ToolMessage, type AIMessage } from '@langchain/core/messages';
 import { concat } from '@langchain/core/utils/stream';

@@ -1,7 +1,6 @@
 /**
  * The `openai` SDK's error classes against the real server's error envelopes (decisions §5),
  * and a mid-stream failure (an upstream that dies) surfacing as an error in every stream format.
- * @see issue 9
  */
 import { generateApiKey } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

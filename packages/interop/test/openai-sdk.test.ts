@@ -2,7 +2,6 @@
  * The `openai` SDK (6.x, 7.x, 5.10.2 and the last 4.x) against the real server over HTTP:
  * non-streaming, the raw streaming loop and the `chat.completions.stream()` helper, for every
  * model and every stream format, with tools and `stream_options.include_usage`.
- * @see issue 9
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompatRecorder, type CompatCell } from './support/compat-recorder.js';

@@ -3,7 +3,6 @@
  * `retry-after-ms` / `retry-after`, a 429 `insufficient_quota` (`x-should-retry: false`) is
  * not. Requests are counted server side, at the limiter. The tests wait on purpose (retry
  * delays, a window in which no retry may come), so they run concurrently, each with its own key.
- * @see issue 9
  */
 import { generateApiKey } from '@quantum-chat/core';
 import { OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible';

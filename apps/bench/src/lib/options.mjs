@@ -14,7 +14,7 @@ export const only = (() => {
   return value ? new Set(value.split(',').map((name) => name.trim())) : undefined;
 })();
 
-/** The paired protocol's sizes: ≥ 7 pairs of ≥ 4 s after a warm-up (issue 11). */
+/** The paired protocol's sizes: ≥ 7 pairs of ≥ 4 s after a warm-up. */
 export const protocol = quick
   ? { pairs: 1, seconds: 0.5, warmupSeconds: 0.3 }
   : {

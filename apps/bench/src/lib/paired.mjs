@@ -1,4 +1,4 @@
-// The paired protocol of issue 11: after a warm-up of each side, baseline and candidate
+// The paired protocol: after a warm-up of each side, baseline and candidate
 // alternate (ABBA order, so drift hits both alike); each metric's figure is the median of the
 // per-pair ratios candidate / baseline (and of the per-pair differences, for latencies), and
 // each side's figure the median of its runs.

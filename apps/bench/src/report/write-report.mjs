@@ -14,7 +14,7 @@ function table(header, rows) {
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
-/** Every target of issue 11 with its measured figure and verdict. */
+/** Every speed and memory target with its measured figure and verdict. */
 export function evaluateTargets(results) {
   const targets = [];
   const add = (name, figure, met) => targets.push({ name, figure, met });
@@ -87,7 +87,7 @@ export function writeReport({ results, machine, loads, options, commands, durati
   if (heavy) {
     push(
       `> **The machine was shared during this run**: load average up to ${Math.max(...Object.values(options.suiteLoads).concat(loads).map((load) => load[0])).toFixed(1)} on ${machine.nproc} cores, of which the benchmark itself (with the build step that starts it) accounts for about 2 and other engineers' builds and test runs for the rest. ` +
-        'Absolute req/s figures are then depressed and noisy; the ratios come from pairs measured back to back, and the figures per second of *server CPU time* are the ones to trust, as issue 11 says.',
+        'Absolute req/s figures are then depressed and noisy; the ratios come from pairs measured back to back, and the figures per second of *server CPU time* are the ones to trust.',
     );
   }
 
@@ -121,7 +121,7 @@ export function writeReport({ results, machine, loads, options, commands, durati
   );
 
   const targets = evaluateTargets(results);
-  push('## Targets', table(['target (issue 11)', 'measured', 'verdict'], targets.map((target) => [target.name, target.figure, verdict(target.met)])));
+  push('## Targets', table(['target', 'measured', 'verdict'], targets.map((target) => [target.name, target.figure, verdict(target.met)])));
 
   if (results.json) {
     push(

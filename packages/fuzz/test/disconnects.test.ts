@@ -1,4 +1,4 @@
-/** @see issue 7: a client that disconnects (before the first token, mid-stream, non-streaming) aborts the engine. */
+/** A client that disconnects (before the first token, mid-stream, non-streaming) aborts the engine. */
 import { createChatHandler, generateApiKey, type ChatRequestRecord } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * @see issue 7: no event-loop stall from pathological input.
+ * No event-loop stall from pathological input.
  *
  * Regression tests for `@quantum-chat/engine-reference` (not the core or the adapters): valid
  * requests whose answer the reference engine used to compute in seconds of synchronous work,

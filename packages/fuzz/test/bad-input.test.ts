@@ -1,4 +1,4 @@
-/** @see issue 7: bad input of every kind gets the envelope of decisions §2 and §5 with the right `param`, the same from Express and Fastify. */
+/** Bad input of every kind gets the envelope of decisions §2 and §5 with the right `param`, the same from Express and Fastify. */
 import { once } from 'node:events';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

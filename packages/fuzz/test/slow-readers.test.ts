@@ -1,4 +1,4 @@
-/** @see issue 7: a client that stops reading makes the server stop pulling from the engine; a stream parked past the stall timeout is ended. */
+/** A client that stops reading makes the server stop pulling from the engine; a stream parked past the stall timeout is ended. */
 import { createChatHandler, generateApiKey, type ChatRequestRecord } from '@quantum-chat/core';
 import { describe, expect, it } from 'vitest';
 import { createCountingAccessControl } from '../src/counting-access-control.js';

@@ -1,4 +1,4 @@
-/** @see issue 7: idle streams get `: keep-alive` comments, which keep them alive through an idle-timeout proxy. */
+/** Idle streams get `: keep-alive` comments, which keep them alive through an idle-timeout proxy. */
 import { request } from 'node:http';
 import { createChatHandler, generateApiKey, type ChatEngine, type ChatEngineEvent } from '@quantum-chat/core';
 import { afterAll, describe, expect, it } from 'vitest';
