@@ -57,6 +57,25 @@ describe('createToolCallAccumulator', () => {
       ).toEqual([call('call_a', 'first', '{"a":1}'), call('call_b', 'second', '{"b":2}')]);
     });
 
+    it('should make two calls of two named fragments with neither id nor index', () => {
+      expect(
+        accumulate([
+          { function: { name: 'get_time', arguments: '{"city":"Tokyo"}' } },
+          { function: { name: 'get_time', arguments: '{"city":"Oslo"}' } },
+        ]),
+      ).toEqual([call('generated_1', 'get_time', '{"city":"Tokyo"}'), call('generated_2', 'get_time', '{"city":"Oslo"}')]);
+    });
+
+    it('should keep appending a name repeated on every fragment while the arguments are incomplete', () => {
+      expect(
+        accumulate([
+          { function: { name: 'get_time', arguments: '{"city":' } },
+          { function: { name: 'get_time', arguments: '"Tokyo"}' } },
+          { function: { name: 'get_time', arguments: '{"city":"Oslo"}' } },
+        ]),
+      ).toEqual([call('generated_1', 'get_time', '{"city":"Tokyo"}'), call('generated_2', 'get_time', '{"city":"Oslo"}')]);
+    });
+
     it('should serialise arguments sent as an object', () => {
       expect(accumulate([{ function: { name: 'lookup', arguments: { city: 'Oslo', days: 3 } } }])).toEqual([
         call('generated_1', 'lookup', '{"city":"Oslo","days":3}'),
@@ -182,15 +201,15 @@ describe('createToolCallAccumulator', () => {
   });
 
   describe('output', () => {
-    it('should order calls by index, then by first appearance, calls without an index last', () => {
+    it('should order calls by index; a call whose index is taken, or that has none, takes the next free one', () => {
       expect(
         accumulate([
-          { id: 'no_index', function: { name: 'd', arguments: '{}' } },
           { index: 2, id: 'two', function: { name: 'c', arguments: '{}' } },
           { index: 0, id: 'zero_a', function: { name: 'a', arguments: '{}' } },
           { index: 0, id: 'zero_b', function: { name: 'b', arguments: '{}' } },
+          { id: 'no_index', function: { name: 'd', arguments: '{}' } },
         ]).map((toolCall) => toolCall.id),
-      ).toEqual(['zero_a', 'zero_b', 'two', 'no_index']);
+      ).toEqual(['zero_a', 'two', 'zero_b', 'no_index']);
     });
 
     it('should make missing ids once, so that they stay the same across calls()', () => {

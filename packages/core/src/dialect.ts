@@ -1,0 +1,20 @@
+// @quantum-chat/core/dialect: the one reader of the OpenAI-style wire, without zod: chunks of
+// every dialect (ours, OpenAI, DeepSeek, vLLM, Ollama, OpenRouter, llama.cpp), tool calls,
+// reasoning and error payloads. The client and the upstream engine both read with it.
+
+/** The stream reader. */
+export { createDialectReader } from './dialect/create-dialect-reader.js';
+export type { DialectReader, DialectReaderOptions, DialectSink, WireUsage } from './dialect/create-dialect-reader.js';
+
+/** Tool calls: the one tracker, and the accumulator of whole calls built on it. */
+export { createToolCallTracker } from './dialect/tool-call-tracker.js';
+export type { ToolCallTracker, TrackedToolCall } from './dialect/tool-call-tracker.js';
+export { createToolCallAccumulator } from './tools/tool-call-accumulator.js';
+export type { ToolCallAccumulator, ToolCallAccumulatorOptions } from './tools/tool-call-accumulator.js';
+
+/** Reasoning, `<think>` blocks and error payloads, in every dialect. */
+export { findReasoning } from './dialect/find-reasoning.js';
+export { createThinkTagSplitter } from './dialect/think-tag-splitter.js';
+export type { ThinkTagPiece, ThinkTagSplitter } from './dialect/think-tag-splitter.js';
+export { readErrorPayload } from './dialect/read-error-payload.js';
+export type { WireError } from './dialect/read-error-payload.js';

@@ -1,0 +1,309 @@
+import type { SseEvent } from '../sse/create-sse-decoder.js';
+import { learnChunkTemplate, matchChunkTemplate, type ChunkTemplate } from './chunk-template.js';
+import { readErrorPayload, type WireError } from './read-error-payload.js';
+import { createThinkTagSplitter, type ThinkTagPiece, type ThinkTagSplitter } from './think-tag-splitter.js';
+import { createToolCallTracker, type ToolCallTracker, type TrackedToolCall } from './tool-call-tracker.js';
+
+/** Token counts as OpenAI-style servers report them (every count may be missing). */
+export interface WireUsage {
+  prompt_tokens?: number | null;
+  completion_tokens?: number | null;
+  total_tokens?: number | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null; [key: string]: unknown } | null;
+  [key: string]: unknown;
+}
+
+/**
+ * What a {@link DialectReader} reports, in stream order. The reader hands over strings and the
+ * tracker's calls, never objects of the chunk (except `usage`), so a consumer may keep them.
+ */
+export interface DialectSink {
+  /** A piece of reasoning: a thought trace, `reasoning_content`, `reasoning`, or a `<think>` block. */
+  reasoning(text: string): void;
+  /** A piece of the answer (never empty). */
+  content(text: string): void;
+  /**
+   * A tool-call fragment: the call it belongs to (see `createToolCallTracker`), the argument
+   * text it added (`''` for none or a resend), and the `id` and `name` the fragment carried.
+   */
+  toolCall(call: TrackedToolCall, argumentsDelta: string, id: string | undefined, name: string | undefined): void;
+  /** A chunk's usage (a fresh object of the parsed chunk; its counts are numbers or missing). */
+  usage(usage: WireUsage): void;
+  /** A non-empty `finish_reason`. */
+  finish(reason: string): void;
+  /** An error payload or an `event: error` frame. Must throw: the stream failed. */
+  error(error: WireError): never;
+  /**
+   * Data that is not a chunk. Must throw. `problem` says what it is (`data that is not JSON`,
+   * `a chunk whose choices[0].delta.content is not a string`…); `data` is the event's text.
+   */
+  malformed(problem: string, data: string): never;
+}
+
+/** Options of {@link createDialectReader}. */
+export interface DialectReaderOptions {
+  /**
+   * Split a leading `<think>…</think>` block out of the content as reasoning, however its tags
+   * are cut across chunks: for models served without a reasoning parser (Qwen3, QwQ,
+   * DeepSeek-R1 distills). Off by default: the content stays as the server sent it.
+   */
+  thinkTags?: boolean;
+}
+
+/** Reads one stream of OpenAI-style chunks, whatever dialect the server speaks. */
+export interface DialectReader {
+  /**
+   * Reads one server-sent event: a chunk (`message`, `thought_trace` or unnamed), `[DONE]`, or
+   * an error (`event: error`, or an error payload in a data line, which wins even if `[DONE]`
+   * follows). Other event names (pings) and everything after `[DONE]` are ignored.
+   */
+  read(event: SseEvent): void;
+  /** Reads one parsed chunk, or a whole `chat.completion` (its `message` is read like a delta). */
+  readChunk(value: unknown): void;
+  /** The stream ended: reports text held back while a `<think>` tag was undecided. */
+  end(): void;
+  /** `[DONE]` was read. */
+  done(): boolean;
+  /** The server has produced something: reasoning, content, a tool call, or a finish reason. */
+  started(): boolean;
+  /** The `id` and `model` of the first chunk that had them. */
+  id(): string | undefined;
+  model(): string | undefined;
+  /** The tool calls of the stream so far. */
+  readonly toolCalls: ToolCallTracker;
+}
+
+type Loose = Record<string, unknown>;
+
+function isObject(value: unknown): value is Loose {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** Chunk shapes learned in a row that were never matched before learning stops. */
+const learnCreditLimit = 8;
+
+/**
+ * Creates the one reader of the OpenAI-style wire: the client and the upstream engine both
+ * read their streams with it. It understands:
+ *
+ * - both formats of docs/spec/decisions.md §4: named `thought_trace`/`message`/`error` events
+ *   (the thought trace's top-level `delta` is read once, not again from its `reasoning_content`)
+ *   and unnamed data lines;
+ * - reasoning in `reasoning_content` (DeepSeek, llama.cpp) or `reasoning` (vLLM, Ollama,
+ *   OpenRouter), see `findReasoning`, and optionally a leading `<think>` block in the content;
+ * - tool calls with or without `index`, ids repeated or sent once, whole calls in one chunk,
+ *   arguments as a string or an object, through one `createToolCallTracker`;
+ * - usage on any chunk, `[DONE]`, and errors in every shape of `readErrorPayload`.
+ *
+ * It is strict about the fields it reads (a `content` that is not a string is a malformed
+ * chunk, never silently dropped) and ignores every other field. Only the first choice is read.
+ *
+ * Most chunks of a stream repeat the shape of the one before: such a chunk is read through a
+ * learned template of that shape instead of `JSON.parse` (see `chunk-template.ts`).
+ *
+ * @example
+ * const reader = createDialectReader(sink);
+ * const decoder = createSseDecoder({ onEvent: (event) => reader.read(event) });
+ */
+export function createDialectReader(sink: DialectSink, options: DialectReaderOptions = {}): DialectReader {
+  const tracker = createToolCallTracker();
+  const splitter: ThinkTagSplitter | undefined = options.thinkTags === true ? createThinkTagSplitter() : undefined;
+  let isDone = false;
+  let hasStarted = false;
+  let chunkId: string | undefined;
+  let chunkModel: string | undefined;
+  /** The data of the event being read, for `malformed`. */
+  let currentData = '';
+  /** The last learned chunk shape of `message` (0) and `thought_trace` (1) events. */
+  const templates: (ChunkTemplate | undefined)[] = [undefined, undefined];
+  /** Chunks matched by the current templates, and learning attempts left (spent on shapes that never repeat). */
+  let templateHits = 0;
+  let learnCredits = learnCreditLimit;
+
+  function malformed(problem: string): never {
+    return sink.malformed(problem, currentData);
+  }
+
+  function emitPieces(pieces: ThinkTagPiece[]): void {
+    for (const piece of pieces) {
+      if (piece.type === 'reasoning') sink.reasoning(piece.text);
+      else sink.content(piece.text);
+    }
+  }
+
+  function optionalString(value: unknown, path: string): string | undefined {
+    if (value === null || value === undefined) return undefined;
+    if (typeof value !== 'string') malformed(`a chunk whose ${path} is not a string`);
+    return value;
+  }
+
+  function readToolCall(call: unknown, path: string): void {
+    if (!isObject(call)) malformed(`a chunk whose ${path} is not an object`);
+    const wireIndex = call.index;
+    if (wireIndex !== null && wireIndex !== undefined && !(Number.isSafeInteger(wireIndex) && (wireIndex as number) >= 0)) {
+      malformed(`a chunk whose ${path}.index is not a whole number`);
+    }
+    const id = optionalString(call.id, `${path}.id`) || undefined;
+    const fn = call.function;
+    let name: string | undefined;
+    let piece: string | undefined;
+    if (fn !== null && fn !== undefined) {
+      if (!isObject(fn)) malformed(`a chunk whose ${path}.function is not an object`);
+      name = optionalString(fn.name, `${path}.function.name`) || undefined;
+      const raw = fn.arguments;
+      if (typeof raw === 'string') piece = raw;
+      else if (isObject(raw)) piece = JSON.stringify(raw);
+      else if (raw !== null && raw !== undefined) malformed(`a chunk whose ${path}.function.arguments is neither a string nor an object`);
+    }
+    const tracked = tracker.track((wireIndex as number | null | undefined) ?? undefined, id, name, piece);
+    sink.toolCall(tracked, tracker.appended(), id, name);
+  }
+
+  function readDelta(delta: Loose, path: string, traceRead: boolean): void {
+    const reasoningContent = optionalString(delta.reasoning_content, `${path}.reasoning_content`);
+    const reasoning = optionalString(delta.reasoning, `${path}.reasoning`);
+    // A thought trace's top-level `delta` already said what its reasoning_content says.
+    const thought = reasoningContent || reasoning;
+    if (thought && !traceRead) {
+      hasStarted = true;
+      sink.reasoning(thought);
+    }
+    const content = optionalString(delta.content, `${path}.content`);
+    if (content) {
+      hasStarted = true;
+      if (splitter === undefined) sink.content(content);
+      else emitPieces(splitter.push(content));
+    }
+    const toolCalls = delta.tool_calls;
+    if (toolCalls !== null && toolCalls !== undefined) {
+      if (!Array.isArray(toolCalls)) malformed(`a chunk whose ${path}.tool_calls is not an array`);
+      if (toolCalls.length > 0) hasStarted = true;
+      for (let position = 0; position < toolCalls.length; position++) readToolCall(toolCalls[position], `${path}.tool_calls[${position}]`);
+    }
+  }
+
+  function readUsage(usage: unknown): void {
+    if (!isObject(usage)) malformed('a chunk whose usage is not an object');
+    const details = usage.completion_tokens_details;
+    if (
+      !isCount(usage.prompt_tokens) ||
+      !isCount(usage.completion_tokens) ||
+      !isCount(usage.total_tokens) ||
+      !(details === null || details === undefined || (isObject(details) && isCount(details.reasoning_tokens)))
+    ) {
+      malformed('a chunk whose usage has a count that is not a number');
+    }
+    sink.usage(usage as WireUsage);
+  }
+
+  function readObject(chunk: Loose, isThoughtTrace: boolean): void {
+    if (chunkId === undefined && typeof chunk.id === 'string' && chunk.id !== '') chunkId = chunk.id;
+    if (chunkModel === undefined && typeof chunk.model === 'string' && chunk.model !== '') chunkModel = chunk.model;
+    const trace = isThoughtTrace && typeof chunk.delta === 'string' ? chunk.delta : undefined;
+    const traceRead = trace !== undefined;
+    if (trace) {
+      hasStarted = true;
+      sink.reasoning(trace);
+    }
+    let finishReason: string | undefined;
+    const choices = chunk.choices;
+    if (choices !== null && choices !== undefined) {
+      if (!Array.isArray(choices)) malformed('a chunk whose choices is not an array');
+      for (let position = 0; position < choices.length; position++) {
+        const choice: unknown = choices[position];
+        if (!isObject(choice)) malformed(`a chunk whose choices[${position}] is not an object`);
+        // Only the first choice: `n` other than 1 is refused by our server and rare elsewhere.
+        if (typeof choice.index === 'number' && choice.index !== 0) continue;
+        const delta = choice.delta ?? choice.message;
+        if (delta !== null && delta !== undefined) {
+          if (!isObject(delta)) malformed(`a chunk whose choices[${position}].delta is not an object`);
+          readDelta(delta, `choices[${position}].delta`, traceRead);
+        }
+        const reason = optionalString(choice.finish_reason, `choices[${position}].finish_reason`);
+        if (reason && finishReason === undefined) finishReason = reason;
+      }
+    }
+    const usage = chunk.usage;
+    if (usage !== null && usage !== undefined) readUsage(usage);
+    if (finishReason !== undefined) {
+      hasStarted = true;
+      sink.finish(finishReason);
+    }
+  }
+
+  function readChunk(value: unknown): void {
+    if (!isObject(value)) malformed('a chunk that is not a JSON object');
+    const error = readErrorPayload(value);
+    if (error !== undefined) sink.error(error);
+    readObject(value, false);
+  }
+
+  function parse(data: string): unknown {
+    try {
+      return JSON.parse(data);
+    } catch {
+      return malformed('data that is not JSON');
+    }
+  }
+
+  function read(event: SseEvent): void {
+    if (isDone) return;
+    const name = event.event;
+    const data = event.data;
+    currentData = data;
+    if (name === 'error') {
+      let payload: unknown;
+      try {
+        payload = JSON.parse(data);
+      } catch {
+        // Not JSON: its text is the message.
+      }
+      sink.error(readErrorPayload(payload) ?? { message: data.trim() || 'The stream failed.', type: null, code: null, param: null, status: undefined });
+    }
+    if (name !== undefined && name !== 'message' && name !== 'thought_trace') return;
+    // A chunk starts with `{`: only other data can be `[DONE]` (perhaps with spaces around it).
+    if (data.charCodeAt(0) !== 123 && data.trim() === '[DONE]') {
+      isDone = true;
+      return;
+    }
+    const isThoughtTrace = name === 'thought_trace';
+    const slot = isThoughtTrace ? 1 : 0;
+    const template = templates[slot];
+    if (template !== undefined && matchChunkTemplate(template, data)) {
+      if (++templateHits >= learnCreditLimit * 2) learnCredits = learnCreditLimit;
+      readObject(template.chunk, isThoughtTrace);
+      return;
+    }
+    const payload = parse(data);
+    if (!isObject(payload)) malformed('a chunk that is not a JSON object');
+    const error = readErrorPayload(payload);
+    if (error !== undefined) sink.error(error);
+    readObject(payload, isThoughtTrace);
+    if (learnCredits > 0) {
+      // Learned after reading: the reader keeps nothing of the chunk but strings and copies.
+      learnCredits--;
+      templateHits = 0;
+      templates[slot] = learnChunkTemplate(data, payload) ?? template;
+    }
+  }
+
+  return {
+    read,
+    readChunk(value) {
+      currentData = '';
+      readChunk(value);
+    },
+    end() {
+      if (splitter !== undefined) emitPieces(splitter.end());
+    },
+    done: () => isDone,
+    started: () => hasStarted,
+    id: () => chunkId,
+    model: () => chunkModel,
+    toolCalls: tracker,
+  };
+}
