@@ -44,6 +44,7 @@ export const requirements = {
   'request.assistant-reasoning-accepted': server('decisions §2', 'An assistant message may carry reasoning_content or reasoning, and content null with tool_calls.'),
   'request.tool-result-turn': server('decisions §2', 'A tool message whose tool_call_id matches an earlier assistant tool call is accepted.'),
   'request.ignored-params': server('decisions §2', 'Unknown top-level fields are ignored and named in x-quantum-ignored-params.'),
+  'request.ignored-params-cut': server('decisions §2', 'x-quantum-ignored-params lists whole names within 1,000 characters, then a last element `...`.'),
   'request.content-type-parameters': server('decisions §2', 'application/json with parameters (`; charset=utf-8`) is JSON.'),
   // Validation
   'validation.invalid-json': server('decisions §5', 'A body that is not JSON is 400 invalid_json.'),

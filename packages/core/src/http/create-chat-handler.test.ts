@@ -42,6 +42,16 @@ describe('createChatHandler', () => {
     expect(body.usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, completion_tokens_details: { reasoning_tokens: 1 } });
   });
 
+  it('should cut x-quantum-ignored-params at a name boundary, then a last element "..."', async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 120 }, (_, index) => [`extra_field_number_${index}`, index]));
+    const response = await handler.fetch(post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }], ...unknown }));
+    const header = response.headers.get('x-quantum-ignored-params')!;
+    expect(header.length).toBeLessThanOrEqual(1000);
+    const names = header.split(', ');
+    expect(names.at(-1)).toBe('...');
+    expect(names.slice(0, -1)).toEqual(Object.keys(unknown).slice(0, names.length - 1));
+  });
+
   it('should put reasoning_content before content for the reasoner', async () => {
     const response = await handler.fetch(post({ model: 'quantum-reasoner', messages: [{ role: 'user', content: 'hi' }] }));
     const text = await response.text();

@@ -9,6 +9,7 @@ import { createOpenApiDocument } from '../openapi/create-openapi-document.js';
 import { authenticateRequest } from './authenticate-request.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
 import { defaultMaxBodyBytes, headerValue, readRequestBody } from './read-request-body.js';
+import { ignoredParamsHeader } from './ignored-params-header.js';
 import { routeRequest } from './route-request.js';
 import { runToCompletion, runToStream } from './run-chat-completion.js';
 import type { StreamFormat } from './stream-frame-encoder.js';
@@ -144,7 +145,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
             maxTokens: engineRequest.maxTokens,
           });
     const headers: Record<string, string> = { ...admission?.headers };
-    if (validated.ignoredParams.length > 0) headers['x-quantum-ignored-params'] = validated.ignoredParams.join(', ').slice(0, 1000);
+    if (validated.ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(validated.ignoredParams);
     const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
     const settings = {
       engine,

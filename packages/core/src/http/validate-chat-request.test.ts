@@ -4,9 +4,9 @@ import { validateChatRequest } from './validate-chat-request.js';
 const base = { model: 'quantum-flash', messages: [{ role: 'user', content: 'hi' }] };
 
 describe('validateChatRequest', () => {
-  it('should name unknown fields so that any header can carry them', () => {
-    const body = { ...base, frobnicate: 1, 'naïve': 2, 'a\r\nb': 3, 'x, y': 4, '\ud800': 5, '𑰧': 6, '100%': 7 };
-    expect(validateChatRequest(body).ignoredParams).toEqual(['frobnicate', 'na%C3%AFve', 'a%0D%0Ab', 'x%2C%20y', '%EF%BF%BD', '%F0%91%B0%A7', '100%25']);
+  it('should report unknown fields as sent, in body order', () => {
+    const body = { ...base, frobnicate: 1, 'naïve': 2, 'a\r\nb': 3, model: 'quantum-lite' };
+    expect(validateChatRequest(body).ignoredParams).toEqual(['frobnicate', 'naïve', 'a\r\nb']);
   });
 
   it('should read plain text messages exactly as the schema path does', () => {

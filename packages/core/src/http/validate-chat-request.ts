@@ -18,32 +18,12 @@ export interface ValidatedChatRequest {
   engineRequest: Omit<ChatEngineRequest, 'reasoning'>;
   stream: boolean;
   includeUsage: boolean;
-  /**
-   * Unknown top-level fields, named in `x-quantum-ignored-params`: written so that they are a
-   * valid header value (see `toHeaderSafeName`).
-   */
+  /** Unknown top-level fields, as sent, in body order (`ignoredParamsHeader` names them). */
   ignoredParams: string[];
 }
 
 const requestWithoutMessages = chatCompletionRequestSchema.omit({ messages: true });
 const maxMetadataEntries = 16;
-
-const textEncoder = new TextEncoder();
-
-/**
- * A field name as a header can carry it: visible ASCII stays, anything else (non-ASCII, control
- * characters, `%`, `,`, spaces) is percent-encoded as UTF-8, lone surrogates as U+FFFD. A raw
- * name like `"naïve"` or `"a\r\nb"` would make Node refuse the whole response.
- */
-function toHeaderSafeName(name: string): string {
-  let safe = '';
-  for (const character of name.length > 200 ? name.slice(0, 200) : name) {
-    const code = character.codePointAt(0)!;
-    if (code > 0x20 && code < 0x7f && character !== '%' && character !== ',') safe += character;
-    else for (const byte of textEncoder.encode(character)) safe += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return safe;
-}
 
 function invalid(param: string, message: string, code: 'invalid_value' | 'unsupported_value' = 'invalid_value') {
   return new QuantumChatError(code, message, { param });
@@ -178,7 +158,7 @@ export function validateChatRequest(body: unknown): ValidatedChatRequest {
   const ignoredParams: string[] = [];
   const known: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
-    if (!knownRequestFields.has(key)) ignoredParams.push(toHeaderSafeName(key));
+    if (!knownRequestFields.has(key)) ignoredParams.push(key);
     else if (value !== null) known[key] = value;
   }
   if (known.model === undefined) throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'model'.", { param: 'model' });
