@@ -10,8 +10,9 @@ runServerConformance('node-http', async (options) => {
   const handler = createChatHandler(options);
   const server = createServer(async (req, res) => {
     const pathname = (req.url ?? '/').split('?', 1)[0]!;
-    const path = pathname.startsWith('/v1/') ? pathname.slice('/v1'.length) : pathname;
-    const request = await readChatRequest(req, res, { path, ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}) });
+    const mounted = pathname.startsWith('/v1/');
+    const path = mounted ? pathname.slice('/v1'.length) : pathname;
+    const request = await readChatRequest(req, res, { path, basePath: mounted ? '/v1' : '', ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}) });
     await writeChatResponse(res, await handler.handle(request));
   });
   server.listen(0, '127.0.0.1');

@@ -41,7 +41,7 @@ export function createExpressRouter(optionsOrHandler: ExpressRouterOptions | Cha
   const router = Router();
   router.use(async (req, res) => {
     try {
-      const request = await readChatRequest(req, res, { path: req.path, parsedBody: parsedBodyOf(req) });
+      const request = await readChatRequest(req, res, { path: req.path, basePath: req.baseUrl, parsedBody: parsedBodyOf(req) });
       await writeChatResponse(res, await handler.handle(request));
     } catch (error) {
       onBridgeError?.(error);

@@ -74,4 +74,18 @@ describe('createExpressRouter in an existing app', () => {
     expect(response.status).toBe(400);
     expect((await response.json()).error.code).toBe('invalid_json');
   });
+
+  it('should name full paths, mount prefix included, in its error messages', async () => {
+    const unknown = await fetch(`${baseUrl}/api/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.message).toContain('POST /api/v1/responses');
+    const wrongMethod = await fetch(`${baseUrl}/api/v1/chat/completions`);
+    expect(wrongMethod.status).toBe(405);
+    expect((await wrongMethod.json()).error.message).toContain('/api/v1/chat/completions');
+  });
+
+  it('should serve an OpenAPI document whose server URL is its own mount path', async () => {
+    const document = await (await fetch(`${baseUrl}/api/v1/openapi.json`)).json();
+    expect(document.servers).toEqual([{ url: '/api/v1' }]);
+  });
 });

@@ -48,6 +48,7 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
       createNodeChatRequest(reply.raw, {
         method: request.method,
         path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
+        basePath: prefix,
         headers: request.headers,
         body,
       }),

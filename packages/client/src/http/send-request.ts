@@ -57,7 +57,7 @@ export async function sendRequest(config: ClientConfig, request: ApiRequest): Pr
     } catch (error) {
       attempt.dispose();
       if (QuantumChatApiError.isInstance(error)) throw error;
-      failure = toTransportError(error, attempt);
+      failure = toTransportError(error, attempt, { method: request.method, url });
       if (APIUserAbortError.isInstance(failure)) throw failure;
     }
     if (retriesSoFar >= maxRetries) throw failure;
@@ -65,13 +65,42 @@ export async function sendRequest(config: ClientConfig, request: ApiRequest): Pr
   }
 }
 
-/** Maps what `fetch` (or reading a body) threw to the client's connection, timeout or abort error. @internal */
-export function toTransportError(error: unknown, attempt: AttemptController): QuantumChatApiError {
+/** A URL fit for a message: user and password left out. */
+function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Why `fetch` failed, in the system's words: undici only says `fetch failed` and keeps the
+ * reason (`connect ECONNREFUSED 127.0.0.1:8080`, `getaddrinfo ENOTFOUND …`) in its `cause`.
+ */
+function describeFailure(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const cause = error.cause as { message?: unknown; code?: unknown } | undefined;
+  const detail = typeof cause?.message === 'string' && cause.message !== '' ? cause.message : typeof cause?.code === 'string' ? cause.code : undefined;
+  if (error.message === 'fetch failed' && detail !== undefined) return detail;
+  return detail !== undefined && !error.message.includes(detail) ? `${error.message}: ${detail}` : error.message;
+}
+
+/**
+ * Maps what `fetch` (or reading a body) threw to the client's connection, timeout or abort
+ * error. `target`, when given, is named in the message: what could not be reached.
+ * @internal
+ */
+export function toTransportError(error: unknown, attempt: AttemptController, target?: { method: string; url: string }): QuantumChatApiError {
   const cause = attempt.abortedBy();
   if (cause === 'caller') return new APIUserAbortError(undefined, { cause: error });
   if (cause === 'timeout') return new APIConnectionTimeoutError(undefined, { cause: error });
-  const reason = error instanceof Error ? `: ${error.message}` : '';
-  return new APIConnectionError(`Connection error${reason}.`, { cause: error });
+  const reason = describeFailure(error);
+  if (target === undefined) return new APIConnectionError(`Connection error${reason === undefined ? '' : `: ${reason}`}.`, { cause: error });
+  return new APIConnectionError(`Connection error: could not reach ${target.method} ${displayUrl(target.url)}${reason === undefined ? '' : ` (${reason})`}.`, { cause: error });
 }
 
 function buildHeaders(config: ClientConfig, request: ApiRequest): Record<string, string> {

@@ -3,6 +3,12 @@ export interface ChatHttpRequest {
   method: string;
   /** Path below the mount point, query stripped: "/chat/completions", "/models". */
   path: string;
+  /**
+   * Where the host mounts the API: "/v1", "/compat/v1", "/api/v1" ("" or absent at the root).
+   * Routing reads only `path`; the mount point goes into error messages, which name the full
+   * path the client used, and into the OpenAPI document's server URL.
+   */
+  basePath?: string;
   /** Node's header shape (lower-case names), which Express and Fastify already have. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Raw bytes are preferred: signatures are computed over them and UTF-8 is checked on them. */

@@ -4,13 +4,14 @@ import type { ChatEngine } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
+import { modelNotFoundError } from '../models/model-not-found.js';
 import { createModelRegistry, planAllows, type ModelRegistry } from '../models/model-registry.js';
 import { createOpenApiDocument } from '../openapi/create-openapi-document.js';
 import { authenticateRequest } from './authenticate-request.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
 import { defaultMaxBodyBytes, headerValue, readRequestBody } from './read-request-body.js';
 import { ignoredParamsHeader } from './ignored-params-header.js';
-import { routeRequest } from './route-request.js';
+import { routeRequest, unknownUrlError } from './route-request.js';
 import { runToCompletion, runToStream } from './run-chat-completion.js';
 import type { StreamFormat } from './stream-frame-encoder.js';
 import { toFetchHandler } from './to-fetch-handler.js';
@@ -45,8 +46,11 @@ export interface ChatHandlerOptions {
    * ones end with a `shutting_down` error (an error frame, without `[DONE]`, for streams).
    */
   shutdownSignal?: AbortSignal;
-  /** The document served at `/openapi.json`; the generated OpenAPI 3.1 document by default, `false` for none. */
-  openApiDocument?: (() => unknown) | false;
+  /**
+   * The document served at `/openapi.json`: the generated one by default, `false` for none. A
+   * function gets the server URL to name (the host's mount point, e.g. `/compat/v1`).
+   */
+  openApiDocument?: ((context: { serverUrl: string }) => unknown) | false;
   generateId?: GenerateId;
   /** Milliseconds since the epoch; injected so that tests get exact bytes. */
   now?: () => number;
@@ -102,11 +106,20 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     ...(options.signatureToleranceSeconds !== undefined ? { signatureToleranceSeconds: options.signatureToleranceSeconds } : {}),
   };
 
-  let openApiBody: string | undefined;
-  function openApi(): ChatHttpResponse {
-    if (options.openApiDocument === false) throw new QuantumChatError('unknown_url', 'Unknown request URL: GET /openapi.json.');
-    openApiBody ??= JSON.stringify((options.openApiDocument ?? createOpenApiDocument)());
-    return jsonResponse(200, {}, openApiBody);
+  // The document names its mount point as the server URL; one handler is mostly mounted once.
+  const openApiBodies = new Map<string, string>();
+  function openApi(request: ChatHttpRequest): ChatHttpResponse {
+    const basePath = request.basePath ?? '';
+    if (options.openApiDocument === false) throw unknownUrlError(request.method, request.path, basePath);
+    const serverUrl = basePath === '' ? '/v1' : basePath;
+    let body = openApiBodies.get(serverUrl);
+    if (body === undefined) {
+      body = JSON.stringify((options.openApiDocument ?? createOpenApiDocument)({ serverUrl }));
+      // The fetch face reads the mount point from the URL: a flood of prefixes must not grow this.
+      if (openApiBodies.size >= 8) openApiBodies.clear();
+      openApiBodies.set(serverUrl, body);
+    }
+    return jsonResponse(200, {}, body);
   }
 
   async function listModels(request: ChatHttpRequest, modelId?: string): Promise<ChatHttpResponse> {
@@ -116,7 +129,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       return jsonResponse(200, {}, JSON.stringify({ object: 'list', data }));
     }
     const model = registry!.get(modelId);
-    if (model === undefined) throw new QuantumChatError('model_not_found', `The model '${modelId.slice(0, 100)}' does not exist.`, { param: 'model' });
+    if (model === undefined) throw modelNotFoundError(modelId, registry!.list());
     return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan)));
   }
 
@@ -126,9 +139,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const principal = (await authenticateRequest(request, body.bytes, authSettings, true))!;
     const validated = validateChatRequest(body.value);
     const model = registry!.get(validated.engineRequest.model);
-    if (model === undefined) {
-      throw new QuantumChatError('model_not_found', `The model '${validated.engineRequest.model.slice(0, 100)}' does not exist.`, { param: 'model' });
-    }
+    if (model === undefined) throw modelNotFoundError(validated.engineRequest.model, registry!.list());
     if (!planAllows(model, principal.plan)) {
       throw new QuantumChatError('plan_required', `The model '${model.id}' requires the '${model.requiresPlan}' plan; your organisation is on '${principal.plan}'.`, { param: 'model' });
     }
@@ -174,7 +185,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   }
 
   function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> | ChatHttpResponse {
-    const route = routeRequest(request.method, request.path);
+    const route = routeRequest(request.method, request.path, request.basePath);
     switch (route.name) {
       case 'create-chat-completion':
         return createCompletion(request, requestId);
@@ -183,7 +194,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       case 'retrieve-model':
         return listModels(request, route.modelId);
       case 'openapi':
-        return openApi();
+        return openApi(request);
     }
   }
 

@@ -9,33 +9,53 @@ export type ChatRoute =
 
 const modelPath = /^\/models\/([^/]+)$/;
 
+/** The OpenAI Responses API, which clients such as the AI SDK's default OpenAI provider call. */
+const responsesPath = /^\/responses(?:\/|$)/;
+
 function allowOnly(methods: string[], method: string, path: string): void {
   if (methods.includes(method) || (method === 'HEAD' && methods.includes('GET'))) return;
   const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-  throw new QuantumChatError('method_not_allowed', `Method ${method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
+  throw new QuantumChatError('method_not_allowed', `Method ${method} is not allowed on ${path.slice(0, 200)}; use ${allowed.join(', ')}.`, {
     headers: { allow: allowed.join(', ') },
   });
 }
 
-/** Finds the route of a method and path, or throws 404 `unknown_url` / 405 with `Allow`. */
-export function routeRequest(method: string, rawPath: string): ChatRoute {
+/**
+ * The 404 of a path the handler does not serve, naming the full path (mount point included);
+ * a request for the Responses API is told which API and client to use instead.
+ */
+export function unknownUrlError(method: string, path: string, basePath = ''): QuantumChatError {
+  const message = `Unknown request URL: ${method.toUpperCase()} ${(basePath + path).slice(0, 200)}.`;
+  if (!responsesPath.test(path)) return new QuantumChatError('unknown_url', message);
+  return new QuantumChatError(
+    'unknown_url',
+    `${message} This server implements the Chat Completions API (POST ${basePath}/chat/completions), not the Responses API. ` +
+      "With the Vercel AI SDK use the '@ai-sdk/openai-compatible' provider (or 'openai.chat(model)' of '@ai-sdk/openai'); with the openai SDK call 'client.chat.completions.create'.",
+  );
+}
+
+/**
+ * Finds the route of a method and path (below the mount point `basePath`), or throws 404
+ * `unknown_url` / 405 with `Allow`. Messages name the full path, `basePath` included.
+ */
+export function routeRequest(method: string, rawPath: string, basePath = ''): ChatRoute {
   const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
   const verb = method.toUpperCase();
   if (path === '/chat/completions') {
-    allowOnly(['POST'], verb, path);
+    allowOnly(['POST'], verb, basePath + path);
     return { name: 'create-chat-completion' };
   }
   if (path === '/models') {
-    allowOnly(['GET'], verb, path);
+    allowOnly(['GET'], verb, basePath + path);
     return { name: 'list-models' };
   }
   if (path === '/openapi.json') {
-    allowOnly(['GET'], verb, path);
+    allowOnly(['GET'], verb, basePath + path);
     return { name: 'openapi' };
   }
   const model = modelPath.exec(path);
   if (model) {
-    allowOnly(['GET'], verb, path);
+    allowOnly(['GET'], verb, basePath + path);
     let modelId: string;
     try {
       modelId = decodeURIComponent(model[1]!);
@@ -44,5 +64,5 @@ export function routeRequest(method: string, rawPath: string): ChatRoute {
     }
     return { name: 'retrieve-model', modelId };
   }
-  throw new QuantumChatError('unknown_url', `Unknown request URL: ${verb} ${path.slice(0, 200)}.`);
+  throw unknownUrlError(verb, path, basePath);
 }

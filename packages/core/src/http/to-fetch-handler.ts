@@ -40,6 +40,7 @@ export function toFetchHandler(handle: (request: ChatHttpRequest) => Promise<Cha
     const response = await handle({
       method: request.method,
       path,
+      basePath: pathname.startsWith(mount) ? mount : '',
       headers: headersToRecord(request.headers),
       body: bytes === undefined || bytes.byteLength === 0 ? { kind: 'empty' } : { kind: 'bytes', bytes },
       signal: request.signal,

@@ -15,6 +15,7 @@ export type ChatHttpRequestFields = Omit<ChatHttpRequest, 'signal'>;
 class NodeChatRequest implements ChatHttpRequest, ClientPresence {
   readonly method: string;
   readonly path: string;
+  readonly basePath: string | undefined;
   readonly headers: ChatHttpRequest['headers'];
   body: ChatHttpRequestBody;
   gone = false;
@@ -24,6 +25,7 @@ class NodeChatRequest implements ChatHttpRequest, ClientPresence {
   constructor(fields: ChatHttpRequestFields, res: NodeServerResponseLike) {
     this.method = fields.method;
     this.path = fields.path;
+    this.basePath = fields.basePath;
     this.headers = fields.headers;
     this.body = fields.body;
     const onClose = () => {

@@ -6,6 +6,8 @@ import type { NodeIncomingMessageLike, NodeServerResponseLike } from './node-lik
 export interface ReadChatRequestOptions {
   /** The path below the mount point; defaults to the request URL's path. */
   path?: string;
+  /** Where the API is mounted ("/v1"): error messages then name the full path. */
+  basePath?: string;
   /** A body a host parser already consumed (`req.body` after `express.json()`). */
   parsedBody?: unknown;
   maxBodyBytes?: number;
@@ -56,7 +58,7 @@ function readBody(req: NodeIncomingMessageLike, maxBodyBytes: number): Promise<C
  * client went away).
  *
  * @example
- * const request = await readChatRequest(req, res, { path: '/chat/completions' });
+ * const request = await readChatRequest(req, res, { path: '/chat/completions', basePath: '/v1' });
  */
 export async function readChatRequest(
   req: NodeIncomingMessageLike,
@@ -65,7 +67,13 @@ export async function readChatRequest(
 ): Promise<ChatHttpRequest> {
   const path = options.path ?? (req.url ?? '/').split('?', 1)[0]!;
   // Made first, so the client leaving while the body is read is seen.
-  const request = createNodeChatRequest(res, { method: req.method ?? 'GET', path, headers: req.headers, body: { kind: 'empty' } });
+  const request = createNodeChatRequest(res, {
+    method: req.method ?? 'GET',
+    path,
+    ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
+    headers: req.headers,
+    body: { kind: 'empty' },
+  });
   request.body =
     options.parsedBody !== undefined ? { kind: 'parsed', value: options.parsedBody } : await readBody(req, options.maxBodyBytes ?? defaultMaxBodyBytes);
   return request;
