@@ -1,4 +1,4 @@
-import { lenientErrorEnvelopeSchema } from '@quantum-chat/core';
+import { readErrorPayload, type WireError } from '@quantum-chat/core/dialect';
 import { QuantumChatApiError, type ApiErrorInit } from './api-error.js';
 import {
   AuthenticationError,
@@ -28,21 +28,21 @@ const classByStatus: Readonly<Record<number, StatusErrorClass>> = {
 const maxBodyExcerpt = 500;
 
 /**
- * Builds the error for an error envelope: with a `status` from an HTTP response (the subclass
+ * Builds the error for an error payload: with a `status` from an HTTP response (the subclass
  * for that status), or without one for an error frame inside a stream (the base class). The
- * envelope is read leniently, since other servers leave out `type`, `param` or `code` or send
- * a number as `code`; a body that is not an envelope still gives a useful message.
+ * payload is read by the core's `readErrorPayload`, so every shape other servers send works
+ * (`type`, `param` or `code` left out, a number as `code`, `{"error":"…"}`, vLLM's
+ * `{"object":"error",…}`); a body that is not an error payload still gives a useful message.
  *
  * @internal
  */
 export function createApiError(status: number | undefined, body: unknown, headers: Record<string, string>, rawText?: string): QuantumChatApiError {
-  const envelope = lenientErrorEnvelopeSchema.safeParse(body);
-  const details = envelope.success ? envelope.data.error : undefined;
+  const details = readErrorPayload(body);
   const message = details?.message ?? describeUnknownBody(status, body, rawText);
   const init: ApiErrorInit = {
     status,
     type: details?.type ?? null,
-    code: details?.code === undefined || details.code === null ? null : String(details.code),
+    code: details?.code ?? null,
     param: details?.param ?? null,
     headers,
     body,
@@ -50,6 +50,11 @@ export function createApiError(status: number | undefined, body: unknown, header
   const prefix = status === undefined ? '' : `${status} `;
   const ErrorClass = status === undefined ? QuantumChatApiError : status >= 500 ? InternalServerError : classByStatus[status] ?? QuantumChatApiError;
   return new ErrorClass(prefix + message, init);
+}
+
+/** The error of an error frame or payload inside a stream (no status: the response was a 200). @internal */
+export function apiErrorFromWire(error: WireError, payload: unknown, headers: Record<string, string>): QuantumChatApiError {
+  return new QuantumChatApiError(error.message, { type: error.type, code: error.code, param: error.param, headers, body: payload });
 }
 
 function describeUnknownBody(status: number | undefined, body: unknown, rawText: string | undefined): string {

@@ -182,6 +182,33 @@ describe('createChatCompletionStream', () => {
     await expect(streamOf([encoder.encode(text)]).collect()).rejects.toMatchObject({ message: 'Overloaded', code: '503' });
   });
 
+  it('should surface the message of an `{"object":"error"}` data line as an API error, not as a cut stream', async () => {
+    const text = frame(chunk({ content: 'x' })) + frame({ object: 'error', message: 'The model is overloaded.', type: 'ServiceUnavailableError', param: null, code: 503 });
+    const failure = await streamOf([encoder.encode(text)]).collect().catch((error: unknown) => error);
+    expect(QuantumChatApiError.isInstance(failure)).toBe(true);
+    expect(APIConnectionError.isInstance(failure)).toBe(false);
+    expect(failure).toMatchObject({ message: 'The model is overloaded.', type: 'ServiceUnavailableError', code: '503' });
+  });
+
+  it('should keep the reasoning of `{"reasoning_content":"","reasoning":"…"}`', async () => {
+    const text = frame(chunk({ reasoning_content: '', reasoning: 'Think' })) + frame(chunk({ reasoning_content: '', reasoning: ' twice' })) + frame(chunk({ content: 'ok' })) + frame('[DONE]');
+    expect(await streamOf([encoder.encode(text)]).collect()).toMatchObject({ reasoning: 'Think twice', content: 'ok' });
+  });
+
+  it('should make two calls of two named tool-call fragments that have neither id nor index', async () => {
+    const text =
+      frame(chunk({ tool_calls: [{ function: { name: 'get_time', arguments: '{"city":"Tokyo"}' } }] })) +
+      frame(chunk({ tool_calls: [{ function: { name: 'get_time', arguments: '{"city":"Oslo"}' } }] })) +
+      frame('[DONE]');
+    const stream = streamOf([encoder.encode(text)]);
+    const events = await eventsOf(stream);
+    expect(events.map((event) => (event.type === 'tool-call-delta' ? event.index : -1))).toEqual([0, 1]);
+    expect((await stream.collect()).toolCalls.map((call) => call.function)).toEqual([
+      { name: 'get_time', arguments: '{"city":"Tokyo"}' },
+      { name: 'get_time', arguments: '{"city":"Oslo"}' },
+    ]);
+  });
+
   it('should throw when the stream ends without [DONE], even after a finish reason', async () => {
     const text = frame(chunk({ content: 'x' })) + frame({ ...envelope, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
     const failure = await streamOf([encoder.encode(text)]).collect().catch((error: unknown) => error);

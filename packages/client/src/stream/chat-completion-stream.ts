@@ -133,8 +133,8 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
         }
       }
       if (chunkReader !== undefined) {
-        meta = { id: chunkReader.id, model: chunkReader.model };
-        if (!chunkReader.done) throw new APIConnectionError('The stream ended before `data: [DONE]`: the response is incomplete.', { headers });
+        meta = { id: chunkReader.id(), model: chunkReader.model() };
+        if (!chunkReader.done()) throw new APIConnectionError('The stream ended before `data: [DONE]`: the response is incomplete.', { headers });
       }
       state = 'completed';
     } catch (error) {

@@ -1,4 +1,5 @@
-import { createToolCallAccumulator, type Usage } from '@quantum-chat/core';
+import type { Usage } from '@quantum-chat/core';
+import { createToolCallAccumulator } from '@quantum-chat/core/dialect';
 import type { ChatStreamEvent } from './chat-stream-event.js';
 import type { CollectedCompletion } from './collected-completion.js';
 
@@ -31,7 +32,7 @@ export function createCompletionCollector(): CompletionCollector {
         content.push(event.text);
         break;
       case 'tool-call-delta':
-        // An empty piece is what a fragment without `arguments` became: a call that never had any gets "{}".
+        // An empty piece is a fragment without (new) arguments: a call that never had any gets "{}".
         toolCalls.add({
           index: event.index,
           id: event.id,

@@ -31,8 +31,11 @@ export interface DialectSink {
   usage(usage: WireUsage): void;
   /** A non-empty `finish_reason`. */
   finish(reason: string): void;
-  /** An error payload or an `event: error` frame. Must throw: the stream failed. */
-  error(error: WireError): never;
+  /**
+   * An error payload or an `event: error` frame. Must throw: the stream failed. `payload` is the
+   * parsed data (the text itself when an error frame's data is not JSON).
+   */
+  error(error: WireError, payload: unknown): never;
   /**
    * Data that is not a chunk. Must throw. `problem` says what it is (`data that is not JSON`,
    * `a chunk whose choices[0].delta.content is not a string`…); `data` is the event's text.
@@ -238,7 +241,7 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
   function readChunk(value: unknown): void {
     if (!isObject(value)) malformed('a chunk that is not a JSON object');
     const error = readErrorPayload(value);
-    if (error !== undefined) sink.error(error);
+    if (error !== undefined) sink.error(error, value);
     readObject(value, false);
   }
 
@@ -256,13 +259,13 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
     const data = event.data;
     currentData = data;
     if (name === 'error') {
-      let payload: unknown;
+      let payload: unknown = data;
       try {
         payload = JSON.parse(data);
       } catch {
         // Not JSON: its text is the message.
       }
-      sink.error(readErrorPayload(payload) ?? { message: data.trim() || 'The stream failed.', type: null, code: null, param: null, status: undefined });
+      sink.error(readErrorPayload(payload) ?? { message: data.trim() || 'The stream failed.', type: null, code: null, param: null, status: undefined }, payload);
     }
     if (name !== undefined && name !== 'message' && name !== 'thought_trace') return;
     // A chunk starts with `{`: only other data can be `[DONE]` (perhaps with spaces around it).
@@ -281,7 +284,7 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
     const payload = parse(data);
     if (!isObject(payload)) malformed('a chunk that is not a JSON object');
     const error = readErrorPayload(payload);
-    if (error !== undefined) sink.error(error);
+    if (error !== undefined) sink.error(error, payload);
     readObject(payload, isThoughtTrace);
     if (learnCredits > 0) {
       // Learned after reading: the reader keeps nothing of the chunk but strings and copies.
