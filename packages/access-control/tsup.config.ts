@@ -1,3 +1,4 @@
+import { copyFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
@@ -7,7 +8,9 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'es2022',
-  // The optional peers (better-sqlite3, ioredis) are loaded with createRequire(import.meta.url):
-  // the shim gives the CJS build an import.meta.url.
+  // The optional peers (better-sqlite3, ioredis, postgres) are loaded with createRequire(import.meta.url),
+  // and the SQLite worker is found next to the bundle: the shim gives the CJS build an import.meta.url.
   shims: true,
+  // The SQLite worker is plain JavaScript, run as is from the sources and from dist.
+  onSuccess: async () => copyFileSync('src/sqlite-worker.mjs', 'dist/sqlite-worker.mjs'),
 });

@@ -38,6 +38,18 @@ export const serverConfigFileSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   ownedBy: z.string().min(1).optional(),
   dataDir: z.string().min(1).optional(),
+  /** The PostgreSQL store several hosts share (`postgres://…`); the `DATABASE_URL` environment variable wins. Without it: SQLite in `dataDir`. */
+  databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL').optional(),
+  store: z
+    .strictObject({
+      /** The most a key lookup waits on the store before 503 store_unavailable (cached keys keep working); default 1000. */
+      timeoutMs: z.int().min(1).max(60_000).optional(),
+      /** How often usage rows are written, running requests included; default 500. */
+      usageFlushIntervalMs: z.int().min(10).max(60_000).optional(),
+      /** Running rows not written for this long belong to a dead instance and are settled from their last count; default 30000. */
+      abandonedAfterMs: z.int().min(100).optional(),
+    })
+    .optional(),
   /** Shares rate limits between instances; the `REDIS_URL` environment variable wins. */
   redisUrl: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
   limits: z
@@ -84,6 +96,8 @@ export interface ServerConfig {
   logLevel: NonNullable<ServerConfigFile['logLevel']>;
   ownedBy?: string;
   dataDir: string;
+  databaseUrl?: string;
+  store: { timeoutMs?: number; usageFlushIntervalMs?: number; abandonedAfterMs?: number };
   redisUrl?: string;
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
@@ -100,6 +114,7 @@ export const defaultServerConfig: ServerConfig = {
   port: 8080,
   logLevel: 'info',
   dataDir: '.data',
+  store: {},
   limits: { failClosed: false },
   shutdownGraceMs: 10_000,
   signingSecrets: [],

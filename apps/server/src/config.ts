@@ -58,7 +58,7 @@ export function parseConfigFile(value: unknown, where = 'the config'): ServerCon
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`) and the defaults to a validated file. */
+/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`, `DATABASE_URL`, `QUANTUM_CHAT_DATA_DIR`) and the defaults to a validated file. */
 export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<string, string | undefined>> = {}): ServerConfig {
   const defaults = defaultServerConfig;
   const config: ServerConfig = {
@@ -66,7 +66,9 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     port: file.port ?? defaults.port,
     logLevel: file.logLevel ?? defaults.logLevel,
     ownedBy: file.ownedBy,
-    dataDir: file.dataDir ?? defaults.dataDir,
+    dataDir: env.QUANTUM_CHAT_DATA_DIR || file.dataDir || defaults.dataDir,
+    databaseUrl: env.DATABASE_URL || file.databaseUrl,
+    store: { ...defaults.store, ...file.store },
     redisUrl: env.REDIS_URL || file.redisUrl,
     limits: { ...defaults.limits, ...file.limits },
     keepAliveIntervalMs: file.keepAliveIntervalMs,
@@ -80,6 +82,9 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     const port = Number(env.PORT);
     if (!/^\d+$/.test(env.PORT) || port > 65_535) throw new ConfigError(`Invalid environment: PORT must be an integer from 0 to 65535, got '${env.PORT}'.`);
     config.port = port;
+  }
+  if (config.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    throw new ConfigError('Invalid environment: DATABASE_URL must be a postgres:// or postgresql:// URL.');
   }
   if (config.redisUrl !== undefined && !/^rediss?:\/\//.test(config.redisUrl)) {
     throw new ConfigError('Invalid environment: REDIS_URL must be a redis:// or rediss:// URL.');

@@ -7,6 +7,7 @@ import type { ServerConfig } from './config-schema.js';
 import { createEngines } from './create-engines.js';
 import { shutdownGracefully } from './graceful-shutdown.js';
 import { registerHealthRoute } from './health-route.js';
+import { registerReadyRoute } from './ready-route.js';
 import { createLogDestination } from './log-destination.js';
 import { requestIdOf } from './request-id.js';
 import { openServerAccessControl } from './server-access-control.js';
@@ -17,8 +18,9 @@ export interface QuantumServerOptions {
   /** A pino logger to use instead of one built from `config.logLevel`. */
   logger?: FastifyBaseLogger;
   /**
-   * Keys, plans and limits. By default `@quantum-chat/access-control` with the SQLite store in
-   * `config.dataDir` and limits shared through `config.redisUrl` when set.
+   * Keys, plans and limits. By default `@quantum-chat/access-control` with the store the config
+   * names (PostgreSQL with `databaseUrl`, else SQLite in `dataDir`) and limits shared through
+   * `config.redisUrl` when set.
    */
   accessControl?: AccessControl;
   /** Called once with the test key made on first start (an empty store): show it once. */
@@ -45,7 +47,7 @@ const redact = ['req.headers.authorization', 'req.headers["x-service-signature"]
 
 /**
  * The ready server: `/v1` (the spec's stream format) and `/compat/v1` (OpenAI format) over one
- * model registry, `GET /healthz`, structured logs and graceful shutdown. Call `listen` on it.
+ * model registry, `GET /healthz`, `GET /readyz`, structured logs and graceful shutdown. Call `listen` on it.
  *
  * @example
  * const app = await createQuantumServer(loadConfig({ env: process.env }).config);
@@ -81,6 +83,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
 
   registerServerHooks(app, shutdown);
   registerHealthRoute(app);
+  registerReadyRoute(app, access && { store: access.store, limiter: access.limiter });
   await app.register(fastifyQuantumChat, { prefix: '/v1', handler: createChatHandler({ ...shared, streamFormat: 'quantum' }) });
   await app.register(fastifyQuantumChat, { prefix: '/compat/v1', handler: createChatHandler({ ...shared, streamFormat: 'openai' }) });
   // GET / (playground) and GET /docs (API reference), served from @quantum-chat/web's own files.

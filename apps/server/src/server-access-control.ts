@@ -1,8 +1,7 @@
 import { createAccessControl, createLimiter, type KeyStore, type Limiter, type StoreAccessControl } from '@quantum-chat/access-control';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config-schema.js';
-import { cacheKeyLookups } from './key-lookup-cache.js';
-import { openKeyStore } from './key-store-location.js';
+import { describeStore, openStore } from './open-store.js';
 import { seedDefaultOrganisation } from './seed-default-organisation.js';
 
 export interface ServerAccessControl {
@@ -31,8 +30,9 @@ function describeRedis(url: string): string {
 }
 
 /**
- * The ready server's keys and limits: the SQLite store in the data directory (seeded with a
- * `default` organisation and a test key on first start), and limits in memory or, with
+ * The ready server's keys and limits: the store the config names (PostgreSQL with
+ * `DATABASE_URL` / `databaseUrl`, else SQLite in the data directory), migrated at start and
+ * seeded with a `default` organisation and a test key when empty; limits in memory or, with
  * `REDIS_URL` / `redisUrl`, shared through Redis.
  *
  * @example
@@ -40,7 +40,14 @@ function describeRedis(url: string): string {
  */
 export async function openServerAccessControl(config: ServerConfig, options: ServerAccessControlOptions): Promise<ServerAccessControl> {
   const { log } = options;
-  const store = openKeyStore(config, options.cwd);
+  const store = openStore(config, options.cwd);
+  try {
+    const { from, to } = await store.migrate();
+    log.info({ store: describeStore(config, options.cwd), schema: to, ...(from !== to ? { migratedFrom: from } : {}) }, 'store ready');
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw new Error(`The store at ${describeStore(config, options.cwd)} cannot be opened: ${(error as Error).message}`, { cause: error });
+  }
   const firstKey = await seedDefaultOrganisation(store);
   if (firstKey !== undefined) options.onFirstStartKey?.(firstKey);
   const redis = config.redisUrl;
@@ -60,13 +67,30 @@ export async function openServerAccessControl(config: ServerConfig, options: Ser
     if (ready) log.info({ redis: describeRedis(redis) }, 'rate limits shared through redis');
     else log.warn({ redis: describeRedis(redis) }, 'redis not reachable at start');
   }
-  // Key lookups from memory for up to 1 s (revocations by the CLI apply within that); see key-lookup-cache.ts.
-  const accessControl = createAccessControl({ store: cacheKeyLookups(store), limiter, onError: (error) => log.error({ err: error }, 'settling usage failed') });
+  const accessControl = createAccessControl({
+    store,
+    limiter,
+    failClosed: config.limits.failClosed,
+    ...(config.store.timeoutMs !== undefined ? { storeTimeoutMs: config.store.timeoutMs } : {}),
+    usage: {
+      ...(config.store.usageFlushIntervalMs !== undefined ? { flushIntervalMs: config.store.usageFlushIntervalMs } : {}),
+      ...(config.store.abandonedAfterMs !== undefined ? { abandonedAfterMs: config.store.abandonedAfterMs } : {}),
+      onWriteError: (error, pending) => log.warn({ err: error, pending }, 'usage rows not written; retrying'),
+      onRecovered: (written) => log.info({ written }, 'usage rows written again'),
+      onDropped: (_count, total) => log.error({ dropped: total }, 'usage buffer full: oldest usage rows dropped'),
+    },
+    onError: (error) => log.error({ err: error }, 'settling usage failed'),
+    onStoreStateChange: (available, what, reason) => {
+      if (available) log.info({ what }, 'store answers again');
+      else log.warn({ err: reason, what }, what === 'keys' ? 'store not answering: cached keys keep working, others get 503' : 'store not answering: daily quotas counted per instance until it is back');
+    },
+  });
   return {
     accessControl,
     store,
     limiter,
     async close() {
+      await accessControl.close();
       await limiter.close();
       await store.close();
     },

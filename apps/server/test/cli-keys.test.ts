@@ -78,7 +78,7 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
     const revoked = await runBuiltCli(['keys', 'revoke', id, '--data-dir', dataDir]);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).not.toContain(key);
-    // The server looks a key up at most once a second (key-lookup-cache.ts).
+    // The server drops a revoked key from its cache when the store announces it (within 1 s).
     await sleep(keyLookupTtlMs);
     const refused = await chat(server.origin, key);
     expect(refused.status).toBe(401);

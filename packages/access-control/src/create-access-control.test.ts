@@ -6,7 +6,7 @@ import { issueApiKey } from './issue-api-key.js';
 import { createMemoryKeyStore } from './memory-key-store.js';
 
 const parse = (key: string): ParsedApiKey => parseApiKey(key)!;
-const demand = { model: 'quantum-lite', promptTokens: 20, maxTokens: 100 };
+const demand = { requestId: 'req_test', model: 'quantum-lite', promptTokens: 20, maxTokens: 100 };
 
 async function setup(limits = {}) {
   const store = createMemoryKeyStore();
@@ -57,6 +57,7 @@ describe('createAccessControl', () => {
     });
     await admission.settle({ promptTokens: 20, completionTokens: 7, status: 200, interrupted: false });
     await admission.settle({ promptTokens: 20, completionTokens: 7, status: 200, interrupted: false });
+    await accessControl.ledger.flush();
     expect(await store.listUsage({ organisation: 'acme' })).toMatchObject([
       { keyId: live.record.id, model: 'quantum-lite', promptTokens: 20, completionTokens: 7, status: 200, interrupted: false },
     ]);
@@ -79,6 +80,8 @@ describe('createAccessControl', () => {
     const { accessControl, live } = await setup({ tokensPerDay: 150 });
     const principal = await accessControl.authenticate(parse(live.key));
     await (await accessControl.admit(principal, demand)).settle({ promptTokens: 20, completionTokens: 80, status: 200, interrupted: false });
+    // The day is settled to the tokens used when the usage row is written.
+    await accessControl.ledger.flush();
     const error = (await accessControl.admit(principal, demand).catch((thrown: unknown) => thrown)) as QuantumChatError;
     expect(error).toMatchObject({ code: 'insufficient_quota', status: 429, type: 'insufficient_quota' });
     expect(error.headers['x-should-retry']).toBe('false');

@@ -7,31 +7,51 @@ import {
   type AdmissionOutcome,
   type Principal,
 } from '@quantum-chat/core';
-import { createLimiter, type Limiter } from './create-limiter.js';
+import { createLimiter, type LimitDecision, type Limiter } from './create-limiter.js';
+import { createDailyQuota, type DailyDecision, type DailyQuota } from './daily-quota.js';
 import { hashApiKey } from './hash-api-key.js';
+import { createKeyCache } from './key-cache.js';
 import type { KeyStore } from './key-store.js';
 import { limitError } from './limit-error.js';
+import { toReading, type LimitState } from './limit-state.js';
 import { defaultPlanLimits, resolveLimits, type Limits, type PlanLimits } from './plan-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
+import { createUsageLedger, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
 
 export interface AccessControlOptions {
   store: KeyStore;
-  /** In memory by default; pass `createLimiter({ redis })` to share limits between instances. */
+  /** In memory by default; pass `createLimiter({ redis })` to share per-minute limits between instances. */
   limiter?: Limiter;
   /** The defaults of each plan (decisions §6); an organisation's overrides apply on top. */
   planDefaults?: PlanLimits;
-  /** Reporting only: failures to record usage or to credit tokens back. */
+  /** How long a looked-up key is trusted before the store is asked again; 1000 ms by default. */
+  keyCacheTtlMs?: number;
+  /** The most a key lookup waits on the store before 503 `store_unavailable` (cached keys keep working); 1000 ms by default. */
+  storeTimeoutMs?: number;
+  /** The most a request waits on the store for its daily reservation before counting in this process; 250 ms by default. */
+  dailyTimeoutMs?: number;
+  /** When the store cannot count the day's tokens: false (default) counts in this process; true answers 503. */
+  failClosed?: boolean;
+  /** How usage rows are batched (flush interval, buffer bound, when a dead instance's rows are settled). */
+  usage?: Omit<UsageLedgerOptions, 'store'>;
+  /** Reporting only: failures to credit tokens back, and the like. */
   onError?: (error: unknown) => void;
+  /** Reporting only: the store stopped or started answering (`what`: key lookups or daily counts). */
+  onStoreStateChange?: (available: boolean, what: 'keys' | 'daily', reason: unknown) => void;
 }
 
 /** The access control of the store-backed server: `AccessControl` plus what operators need. */
 export interface StoreAccessControl extends AccessControl {
+  authenticate: AccessControl['authenticate'];
   admit(principal: Principal, demand: AdmissionDemand): Promise<Admission>;
   /** The limits of a principal's organisation, after its overrides. */
   limitsOf(principal: Principal): Limits;
   /** The limit bucket of a principal: test keys count apart from live ones (decisions §6). */
   bucketOf(principal: Principal): string;
   readonly limiter: Limiter;
+  readonly ledger: UsageLedger;
+  /** Writes pending usage and stops the timers; the store and limiter stay open (their owner closes them). */
+  close(): Promise<void>;
 }
 
 interface KeyContext {
@@ -39,11 +59,23 @@ interface KeyContext {
   limits: Limits;
 }
 
+function dailyRefusal(decision: Extract<LimitDecision, { admitted: true }>, daily: DailyDecision, limit: number, requested: number, now: number): Extract<LimitDecision, { admitted: false }> {
+  return {
+    admitted: false,
+    exceeded: 'daily-tokens',
+    retryAfterMs: Math.max(daily.resetsAt - now, 1),
+    tooLarge: requested > limit,
+    requested,
+    state: { ...decision.state, 'daily-tokens': toReading(limit, daily.total, daily.resetsAt) },
+  };
+}
+
 /**
  * Keys, plans, quotas and rate limits behind the core's `AccessControl` seam: keys are looked
- * up by SHA-256, requests count against their organisation's limits (test keys in their own
- * buckets), tokens are reserved as `prompt + max_tokens` and settled to real usage, and each
- * settled request is recorded in the store.
+ * up by SHA-256 (cached, see `createKeyCache`), requests count against their organisation's
+ * limits (test keys in their own buckets), tokens are reserved as `prompt + max_tokens` and
+ * settled to real usage, the day's tokens are counted in the store, and every admitted request
+ * is written to the store's usage ledger in batches, running ones included.
  *
  * @example
  * const accessControl = createAccessControl({ store: createSqliteKeyStore('.data/keys.sqlite') });
@@ -53,6 +85,22 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
   const { store } = options;
   const limiter = options.limiter ?? createLimiter();
   const planDefaults = options.planDefaults ?? defaultPlanLimits;
+  const keys = createKeyCache({
+    store,
+    ...(options.keyCacheTtlMs !== undefined ? { ttlMs: options.keyCacheTtlMs } : {}),
+    ...(options.storeTimeoutMs !== undefined ? { timeoutMs: options.storeTimeoutMs } : {}),
+    onStateChange: (available, reason) => options.onStoreStateChange?.(available, 'keys', reason),
+  });
+  let dailyQuota: DailyQuota | undefined;
+  const daily = () =>
+    (dailyQuota ??= createDailyQuota({
+      store,
+      ...(options.dailyTimeoutMs !== undefined ? { timeoutMs: options.dailyTimeoutMs } : {}),
+      failClosed: options.failClosed ?? false,
+      onStateChange: (available, reason) => options.onStoreStateChange?.(available, 'daily', reason),
+      onError: (error) => report(error),
+    }));
+  const ledger = createUsageLedger({ store, ...options.usage });
   // The handler hands `admit` the principal `authenticate` returned; what it needs rides here.
   const contexts = new WeakMap<Principal, KeyContext>();
   const report = (error: unknown) => {
@@ -66,14 +114,40 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
   const limitsOf = (principal: Principal) => contexts.get(principal)?.limits ?? resolveLimits(principal.plan, {}, planDefaults);
   const bucketOf = (principal: Principal) => `${principal.organisationId}:${principal.kind}`;
 
+  async function reserve(principal: Principal, limits: Limits, reserved: number): Promise<{ state: LimitState; settle(used: number): Promise<void>; daily: DailyDecision | undefined }> {
+    const bucket = bucketOf(principal);
+    const scope = `organisation '${principal.organisationId}'${principal.kind === 'test' ? ', test keys' : ''}`;
+    // The day is counted in the store, not by the limiter (which counts per minute, in memory or Redis).
+    const decision = await limiter.reserve(bucket, limits.tokensPerDay === null ? limits : { ...limits, tokensPerDay: null }, reserved);
+    if (!decision.admitted) throw limitError(decision, scope);
+    if (limits.tokensPerDay === null) return { state: decision.state, settle: decision.settle, daily: undefined };
+    let dayDecision: DailyDecision;
+    try {
+      dayDecision = await daily().reserve(bucket, reserved, limits.tokensPerDay);
+    } catch (error) {
+      await decision.cancel();
+      throw error;
+    }
+    if (!dayDecision.admitted) {
+      await decision.cancel();
+      throw limitError(dailyRefusal(decision, dayDecision, limits.tokensPerDay, reserved, Date.now()), scope);
+    }
+    const state = { ...decision.state, 'daily-tokens': toReading(limits.tokensPerDay, dayDecision.total, dayDecision.resetsAt) };
+    return { state, settle: decision.settle, daily: dayDecision };
+  }
+
   return {
     limiter,
+    ledger,
     limitsOf,
     bucketOf,
     async authenticate(key) {
-      const found = await store.findKeyByHash(hashApiKey(key.key));
+      const found = await keys.lookup(hashApiKey(key.key));
       if (found === undefined || found.key.revoked) {
         throw new QuantumChatError('invalid_api_key', `Incorrect API key provided: ${key.display}. ${found ? 'The key was revoked.' : 'No such key exists.'}`);
+      }
+      if (found.key.expiresAt !== null && found.key.expiresAt <= Date.now()) {
+        throw new QuantumChatError('invalid_api_key', `Incorrect API key provided: ${key.display}. The key expired at ${new Date(found.key.expiresAt).toISOString()}.`);
       }
       const principal: Principal = {
         keyId: key.display,
@@ -86,41 +160,39 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       return principal;
     },
     async admit(principal, demand) {
-      const reserved = Math.max(0, Math.round(demand.promptTokens)) + Math.max(0, Math.round(demand.maxTokens));
-      const decision = await limiter.reserve(bucketOf(principal), limitsOf(principal), reserved);
-      const scope = `organisation '${principal.organisationId}'${principal.kind === 'test' ? ', test keys' : ''}`;
-      if (!decision.admitted) throw limitError(decision, scope);
-      const keyId = contexts.get(principal)?.keyId ?? principal.keyId;
-      // Not yet in the core's AdmissionDemand; used when it is (see the README).
-      const requestId = (demand as AdmissionDemand & { requestId?: string }).requestId ?? `req_local_${randomBase62(16)}`;
+      const promptTokens = Math.max(0, Math.round(demand.promptTokens));
+      const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
+      const { state, settle, daily: dayDecision } = await reserve(principal, limitsOf(principal), reserved);
+      const running = ledger.begin({
+        usageId: `u_${randomBase62(22)}`,
+        requestId: demand.requestId,
+        keyId: contexts.get(principal)?.keyId ?? principal.keyId,
+        organisation: principal.organisationId,
+        model: demand.model,
+        promptTokens,
+        timestamp: Date.now(),
+        ...(dayDecision !== undefined ? { daily: { bucket: bucketOf(principal), day: dayDecision.day, charged: dayDecision.charged } } : {}),
+      });
       let settled = false;
       return {
-        headers: rateLimitHeaders(decision.state),
+        headers: rateLimitHeaders(state),
+        track: (read) => running.track(read),
         async settle(outcome: AdmissionOutcome) {
           if (settled) return;
           settled = true;
+          running.settle(outcome);
           try {
-            await decision.settle(outcome.promptTokens + outcome.completionTokens);
-          } catch (error) {
-            report(error);
-          }
-          try {
-            await store.recordUsage({
-              requestId,
-              keyId,
-              organisation: principal.organisationId,
-              model: demand.model,
-              promptTokens: outcome.promptTokens,
-              completionTokens: outcome.completionTokens,
-              status: outcome.status,
-              interrupted: outcome.interrupted,
-              timestamp: Date.now(),
-            });
+            await settle(outcome.promptTokens + outcome.completionTokens);
           } catch (error) {
             report(error);
           }
         },
       };
+    },
+    async close() {
+      keys.dispose();
+      dailyQuota?.dispose();
+      await ledger.close();
     },
   };
 }

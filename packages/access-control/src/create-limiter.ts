@@ -28,6 +28,8 @@ export type LimitDecision =
       state: LimitState;
       /** Settles the reservation to the tokens really used: unused ones are credited back. Runs once; never rejects. */
       settle(usedTokens: number): Promise<void>;
+      /** Takes the whole reservation back, the request included (a later check refused it). Never rejects. */
+      cancel(): Promise<void>;
     }
   | {
       admitted: false;
@@ -47,6 +49,8 @@ export interface Limiter {
   reserve(bucket: string, limits: Limits, tokens: number): Promise<LimitDecision>;
   /** Where a bucket stands, without counting anything. */
   read(bucket: string, limits: Limits): Promise<LimitState>;
+  /** Resolves when Redis answers a PING (at once without Redis); rejects otherwise. */
+  ping(): Promise<void>;
   /** Resolves true once Redis is connected (at once without Redis), false after `timeoutMs`. */
   ready(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
@@ -123,7 +127,8 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
     if (exceeded.length === 0) {
       const state: LimitState = {};
       demands.forEach((demand, index) => (state[demand.dimension] = toReading(demand.limit, counted[index]!.total, counted[index]!.resetsAt)));
-      return { admitted: true, state, settle: createSettle(bucket, demands, counted, tokens) };
+      const settle = createSettle(bucket, demands, counted, tokens);
+      return { admitted: true, state, settle, cancel: () => settle(-1, refundAll) };
     }
     await refundAll();
     const state: LimitState = {};
@@ -138,9 +143,13 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
 
   function createSettle(bucket: string, demands: ReturnType<typeof demandsOf>, charges: WindowCharge[], reserved: number) {
     let settled = false;
-    return async (usedTokens: number): Promise<void> => {
+    return async (usedTokens: number, cancel?: () => Promise<unknown>): Promise<void> => {
       if (settled) return;
       settled = true;
+      if (cancel !== undefined) {
+        await cancel();
+        return;
+      }
       const difference = Math.max(0, Math.round(usedTokens)) - reserved;
       if (difference === 0) return;
       await Promise.all(
@@ -163,6 +172,11 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
       const state: LimitState = {};
       demands.forEach((demand, index) => (state[demand.dimension] = toReading(demand.limit, counts[index]!.total, counts[index]!.resetsAt)));
       return state;
+    },
+    async ping() {
+      if (client === undefined) return;
+      // No offline queue: a disconnected client rejects at once instead of waiting.
+      await client.ping();
     },
     async ready(waitMs = 2000) {
       if (client === undefined) return true;

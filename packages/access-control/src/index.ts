@@ -5,7 +5,7 @@
 export { createAccessControl } from './create-access-control.js';
 export type { AccessControlOptions, StoreAccessControl } from './create-access-control.js';
 
-/** Key stores: the interface, SQLite (embedded default) and memory. */
+/** Stores: the one asynchronous contract; memory, SQLite (embedded default) and PostgreSQL (several hosts). */
 export type {
   KeyStore,
   Organisation,
@@ -15,8 +15,14 @@ export type {
   ResolvedApiKey,
   UsageRecord,
   UsageSummaryRow,
+  DailyReservation,
+  StoreChange,
+  MigrationResult,
 } from './key-store.js';
 export { createSqliteKeyStore } from './sqlite-key-store.js';
+export type { SqliteKeyStoreOptions } from './sqlite-key-store.js';
+export { createPostgresKeyStore } from './postgres-key-store.js';
+export type { PostgresKeyStoreOptions } from './postgres-key-store.js';
 export { createMemoryKeyStore } from './memory-key-store.js';
 export { issueApiKey, displayKeyRecord } from './issue-api-key.js';
 export type { IssueApiKeyInput } from './issue-api-key.js';

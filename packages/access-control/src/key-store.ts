@@ -30,6 +30,12 @@ export interface ApiKeyRecord {
   requireSignature: boolean;
   revoked: boolean;
   createdAt: number;
+  /** When the key stops working (ms since the epoch); `null`: never. */
+  expiresAt: number | null;
+  /** The models the key may use; `null`: every model its plan allows. */
+  allowedModels: string[] | null;
+  /** The key's own limits within its organisation's (a missing field: the organisation's). */
+  limits: LimitOverrides;
 }
 
 /** A key found by its hash, with its organisation. */
@@ -38,8 +44,15 @@ export interface ResolvedApiKey {
   organisation: Organisation;
 }
 
-/** One request, as recorded when it settles. */
+/**
+ * One admitted request in the usage ledger. Written while it runs (a progress count,
+ * `settled: false`) and once more when it ends (`settled: true`); every write is an upsert
+ * keyed by `usageId`, so a retried write never counts twice, and a settled row never changes.
+ */
 export interface UsageRecord {
+  /** Unique per admitted request: the ledger's idempotency key. */
+  usageId: string;
+  /** The request's `x-request-id` (a client may reuse one; `usageId` never repeats). */
   requestId: string;
   keyId: string;
   organisation: string;
@@ -48,10 +61,23 @@ export interface UsageRecord {
   completionTokens: number;
   /** The HTTP status answered (200 also for a stream that failed mid-way). */
   status: number;
-  /** The request ended by a client disconnect or an error. */
+  /** The request ended by a client disconnect, an error or a crash of its instance. */
   interrupted: boolean;
-  /** Milliseconds since the epoch. */
+  /** False while the request runs: the counts are what it had produced at the last write. */
+  settled: boolean;
+  /**
+   * Settled by the store from the last count its instance wrote, because that instance
+   * stopped writing (it crashed). An instance's own settled write still replaces it.
+   */
+  abandoned?: boolean;
+  /** When the request was admitted, ms since the epoch. */
   timestamp: number;
+  /**
+   * The daily quota this request counts against, and the tokens already added to it when it
+   * was admitted (its reservation; 0 if the store could not be reached then). Once the row is
+   * settled, the day's count is corrected to the tokens really used.
+   */
+  daily?: { bucket: string; day: string; charged: number };
 }
 
 /** Usage totals of one key and model. */
@@ -66,7 +92,7 @@ export interface UsageSummaryRow {
   completionTokens: number;
   /** Requests answered with a status of 400 or more. */
   errors: number;
-  /** Requests that ended early: a disconnect or a failure mid-stream. */
+  /** Requests that ended early: a disconnect, a failure mid-stream or a crash. */
   interrupted: number;
 }
 
@@ -84,17 +110,46 @@ export interface NewApiKeyRecord {
   prefix: string;
   last4: string;
   requireSignature?: boolean;
+  expiresAt?: number | null;
+  allowedModels?: readonly string[] | null;
+  limits?: LimitOverrides;
+}
+
+/** What a daily reservation found: admitted (and counted), or refused (nothing counted). */
+export interface DailyReservation {
+  admitted: boolean;
+  /** The day's count after the reservation (admitted) or as it stands (refused). */
+  total: number;
 }
 
 /**
- * Where keys, organisations and usage live. Asynchronous, so that an embedder can plug in a
- * networked database; the built-in SQLite and memory stores answer at once.
+ * A change another instance (or the CLI) made to keys or organisations: cached lookups of it
+ * must be dropped. `hash` names one key; `organisation` every key of one organisation.
+ */
+export type StoreChange = { kind: 'key'; hash: string } | { kind: 'organisation'; name: string } | { kind: 'reset' };
+
+/** The schema versions before and after `migrate()`. */
+export interface MigrationResult {
+  from: number;
+  to: number;
+}
+
+/**
+ * Where keys, organisations, the usage ledger and the daily quotas live. Every call is
+ * asynchronous and none blocks the event loop: the memory store answers at once, SQLite runs
+ * in a worker thread, PostgreSQL over the network. `test/key-store-contract.ts` is the
+ * behaviour every store shares.
  *
  * @example
  * const store = createSqliteKeyStore('.data/quantum-chat.sqlite');
  * await store.createOrganisation({ name: 'acme', plan: 'free' });
  */
 export interface KeyStore {
+  /** Creates or upgrades the schema (also done on first use); idempotent, safe to run from several processes at once. */
+  migrate(): Promise<MigrationResult>;
+  /** Resolves when the store answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
+
   /** Creates an organisation; throws if the name is taken. */
   createOrganisation(input: { name: string; plan: Plan; limits?: LimitOverrides }): Promise<Organisation>;
   getOrganisation(name: string): Promise<Organisation | undefined>;
@@ -104,17 +159,48 @@ export interface KeyStore {
    * `resetLimits` drops overrides, so that those limits follow the plan again.
    */
   updateOrganisation(name: string, change: OrganisationChange): Promise<Organisation>;
+
   /** Stores a key's hash; the organisation must exist. */
   createKey(input: NewApiKeyRecord): Promise<ApiKeyRecord>;
+  getKey(id: string): Promise<ApiKeyRecord | undefined>;
   /** The key with this SHA-256 hex and its organisation, revoked or not. */
   findKeyByHash(hash: string): Promise<ResolvedApiKey | undefined>;
   listKeys(filter?: { organisation?: string }): Promise<ApiKeyRecord[]>;
-  /** Marks a key revoked; false when there is no such key. */
+  /** Marks a key revoked (and tells every subscriber); false when there is no such key. */
   revokeKey(id: string): Promise<boolean>;
-  recordUsage(record: UsageRecord): Promise<void>;
+
+  /**
+   * Writes usage rows in one transaction: each an upsert by `usageId`. A settled row is never
+   * changed again, except that an abandoned one takes its instance's settled write. Settling
+   * a row with a `daily` part corrects the day's count by `tokens used - charged`.
+   */
+  writeUsage(records: readonly UsageRecord[]): Promise<void>;
+  /**
+   * Settles rows still unsettled and not written since `before` (ms since the epoch): their
+   * instance died. They keep the last count written, marked interrupted and abandoned.
+   * Returns how many were settled.
+   */
+  settleAbandonedUsage(before: number): Promise<number>;
   /** Totals per key and model, optionally since a time (ms since the epoch). */
   summariseUsage(filter: { organisation: string; since?: number }): Promise<UsageSummaryRow[]>;
   /** The raw records of an organisation, oldest first (for audits and tests). */
   listUsage(filter: { organisation: string; since?: number }): Promise<UsageRecord[]>;
+
+  /**
+   * Adds `tokens` to the day's count of `bucket` if it stays within `limit`, atomically
+   * across every process sharing the store; counts nothing otherwise.
+   */
+  reserveDailyTokens(input: { bucket: string; day: string; tokens: number; limit: number }): Promise<DailyReservation>;
+  /** Adds (or, negative, takes back) tokens to a day's count unconditionally. */
+  addDailyTokens(input: { bucket: string; day: string; tokens: number }): Promise<void>;
+  /** The day's count of `bucket` (0 when nothing was counted). */
+  readDailyTokens(input: { bucket: string; day: string }): Promise<number>;
+
+  /**
+   * Calls `listener` when keys or organisations change, in this process or another one
+   * (PostgreSQL: LISTEN/NOTIFY; SQLite: a change log polled every 100 ms). Returns the
+   * unsubscribe function.
+   */
+  subscribe(listener: (change: StoreChange) => void): () => void;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
 import { describeKeyStoreContract } from '../test/key-store-contract.js';
 import { createMemoryKeyStore } from './memory-key-store.js';
 
-describeKeyStoreContract('createMemoryKeyStore', async () => createMemoryKeyStore());
+describeKeyStoreContract('createMemoryKeyStore', { open: async () => createMemoryKeyStore() });

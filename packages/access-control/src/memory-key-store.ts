@@ -1,10 +1,13 @@
 import { randomBase62 } from '@quantum-chat/core';
-import type { ApiKeyRecord, KeyStore, Organisation, UsageRecord } from './key-store.js';
+import type { ApiKeyRecord, KeyStore, Organisation, StoreChange, UsageRecord } from './key-store.js';
 import { summariseUsageRecords } from './summarise-usage.js';
 
+/** What a usage row adds to its day's count: its reservation while it runs, its tokens once settled. */
+const dailyShare = (record: UsageRecord) => (record.settled ? record.promptTokens + record.completionTokens : record.daily!.charged);
+
 /**
- * A key store in memory: for tests and for embedders who load keys from elsewhere. Nothing
- * survives a restart.
+ * A store in memory: for tests and for embedders who load keys from elsewhere. Nothing
+ * survives a restart, and nothing is shared with another process.
  *
  * @example
  * const store = createMemoryKeyStore();
@@ -14,8 +17,17 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
   const organisations = new Map<string, Organisation>();
   const keys = new Map<string, ApiKeyRecord>();
   const keysByHash = new Map<string, ApiKeyRecord>();
-  const usage: UsageRecord[] = [];
+  const usage = new Map<string, { record: UsageRecord; updatedAt: number }>();
+  const daily = new Map<string, number>();
+  const listeners = new Set<(change: StoreChange) => void>();
   const copyOrganisation = (organisation: Organisation): Organisation => ({ ...organisation, limits: { ...organisation.limits } });
+  const copyKey = (key: ApiKeyRecord): ApiKeyRecord => ({ ...key, limits: { ...key.limits }, allowedModels: key.allowedModels && [...key.allowedModels] });
+  const copyUsage = (record: UsageRecord): UsageRecord => ({ ...record, ...(record.daily ? { daily: { ...record.daily } } : {}) });
+  const dayKey = (bucket: string, day: string) => `${bucket}\u0000${day}`;
+  const addDaily = (bucket: string, day: string, tokens: number) => daily.set(dayKey(bucket, day), (daily.get(dayKey(bucket, day)) ?? 0) + tokens);
+  const emit = (change: StoreChange) => {
+    for (const listener of listeners) listener(change);
+  };
 
   function requireOrganisation(name: string): Organisation {
     const organisation = organisations.get(name);
@@ -23,7 +35,21 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
     return organisation;
   }
 
+  function writeOne(record: UsageRecord, updatedAt: number): void {
+    const existing = usage.get(record.usageId)?.record;
+    if (existing !== undefined && existing.settled && !(existing.abandoned && !record.abandoned && record.settled)) return;
+    usage.set(record.usageId, { record: copyUsage(record), updatedAt });
+    if (record.daily !== undefined) {
+      const before = existing === undefined ? record.daily.charged : dailyShare(existing);
+      addDaily(record.daily.bucket, record.daily.day, dailyShare(record) - before);
+    }
+  }
+
   return {
+    async migrate() {
+      return { from: 0, to: 0 };
+    },
+    async ping() {},
     async createOrganisation({ name, plan, limits }) {
       if (organisations.has(name)) throw new Error(`The organisation '${name}' already exists.`);
       const organisation: Organisation = { name, plan, limits: { ...limits }, createdAt: now() };
@@ -35,7 +61,7 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
       return organisation && copyOrganisation(organisation);
     },
     async listOrganisations() {
-      return [...organisations.values()].map(copyOrganisation);
+      return [...organisations.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map(copyOrganisation);
     },
     async updateOrganisation(name, change) {
       const organisation = requireOrganisation(name);
@@ -44,6 +70,7 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
         if (value !== undefined) organisation.limits[field as keyof Organisation['limits']] = value;
       }
       for (const field of change.resetLimits ?? []) delete organisation.limits[field];
+      emit({ kind: 'organisation', name });
       return copyOrganisation(organisation);
     },
     async createKey(input) {
@@ -59,34 +86,74 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
         requireSignature: input.requireSignature ?? false,
         revoked: false,
         createdAt: now(),
+        expiresAt: input.expiresAt ?? null,
+        allowedModels: input.allowedModels ? [...input.allowedModels] : null,
+        limits: { ...input.limits },
       };
       keys.set(record.id, record);
       keysByHash.set(record.hash, record);
-      return { ...record };
+      return copyKey(record);
+    },
+    async getKey(id) {
+      const key = keys.get(id);
+      return key && copyKey(key);
     },
     async findKeyByHash(hash) {
       const key = keysByHash.get(hash);
       if (key === undefined) return undefined;
-      return { key: { ...key }, organisation: copyOrganisation(requireOrganisation(key.organisation)) };
+      return { key: copyKey(key), organisation: copyOrganisation(requireOrganisation(key.organisation)) };
     },
     async listKeys(filter = {}) {
-      return [...keys.values()].filter((key) => filter.organisation === undefined || key.organisation === filter.organisation).map((key) => ({ ...key }));
+      return [...keys.values()].filter((key) => filter.organisation === undefined || key.organisation === filter.organisation).map(copyKey);
     },
     async revokeKey(id) {
       const key = keys.get(id);
       if (key === undefined) return false;
       key.revoked = true;
+      emit({ kind: 'key', hash: key.hash });
       return true;
     },
-    async recordUsage(record) {
-      usage.push({ ...record });
+    async writeUsage(records) {
+      const updatedAt = now();
+      for (const record of records) writeOne(record, updatedAt);
+    },
+    async settleAbandonedUsage(before) {
+      let settled = 0;
+      for (const { record, updatedAt } of [...usage.values()]) {
+        if (record.settled || updatedAt >= before) continue;
+        writeOne({ ...record, settled: true, abandoned: true, interrupted: true }, now());
+        settled++;
+      }
+      return settled;
     },
     async summariseUsage({ organisation, since }) {
-      return summariseUsageRecords(usage.filter((record) => record.organisation === organisation && record.timestamp >= (since ?? 0)), keys);
+      const records = [...usage.values()].map((entry) => entry.record);
+      return summariseUsageRecords(records.filter((record) => record.organisation === organisation && record.timestamp >= (since ?? 0)), keys);
     },
     async listUsage({ organisation, since }) {
-      return usage.filter((record) => record.organisation === organisation && record.timestamp >= (since ?? 0)).map((record) => ({ ...record }));
+      return [...usage.values()]
+        .map((entry) => entry.record)
+        .filter((record) => record.organisation === organisation && record.timestamp >= (since ?? 0))
+        .map(copyUsage);
     },
-    async close() {},
+    async reserveDailyTokens({ bucket, day, tokens, limit }) {
+      const total = daily.get(dayKey(bucket, day)) ?? 0;
+      if (total + tokens > limit) return { admitted: false, total };
+      daily.set(dayKey(bucket, day), total + tokens);
+      return { admitted: true, total: total + tokens };
+    },
+    async addDailyTokens({ bucket, day, tokens }) {
+      addDaily(bucket, day, tokens);
+    },
+    async readDailyTokens({ bucket, day }) {
+      return daily.get(dayKey(bucket, day)) ?? 0;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    async close() {
+      listeners.clear();
+    },
   };
 }

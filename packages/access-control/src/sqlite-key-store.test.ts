@@ -12,7 +12,13 @@ let files = 0;
 const nextPath = () => join(directory, `store-${++files}.sqlite`);
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-describeKeyStoreContract('createSqliteKeyStore', async () => createSqliteKeyStore(nextPath()));
+describeKeyStoreContract('createSqliteKeyStore', {
+  open: async () => createSqliteKeyStore(nextPath()),
+  openShared: async () => {
+    const path = nextPath();
+    return [createSqliteKeyStore(path), createSqliteKeyStore(path)];
+  },
+});
 
 describe('createSqliteKeyStore', () => {
   it('should keep keys, organisations and usage across reopening', async () => {

@@ -1,202 +1,265 @@
-import { createRequire } from 'node:module';
-import { randomBase62, type Plan } from '@quantum-chat/core';
-import type BetterSqlite3 from 'better-sqlite3';
-import type { ApiKeyRecord, KeyStore, Organisation, OrganisationChange, UsageRecord, UsageSummaryRow } from './key-store.js';
+import { randomBase62 } from '@quantum-chat/core';
+import type { KeyStore, OrganisationChange, StoreChange, UsageRecord } from './key-store.js';
 import type { LimitOverrides } from './plan-limits.js';
+import { startSqliteExecutor, type SqlOp } from './sqlite-executor.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
+import {
+  isUniqueViolation,
+  keyFromRow,
+  limitColumns,
+  limitToColumn,
+  organisationFromRow,
+  summaryFromRow,
+  usageColumns,
+  usageFromRow,
+  usageToValues,
+  usageUpdatedColumns,
+  type Row,
+} from './store-rows.js';
 
-type Row = Record<string, unknown>;
-const limitColumns = { requestsPerMinute: 'requests_per_minute', tokensPerMinute: 'tokens_per_minute', tokensPerDay: 'tokens_per_day' } as const;
-
-/** -1 in a column means "no limit" (`null`); NULL means "the plan default" (absent). */
-function limitsFromRow(row: Row): LimitOverrides {
-  const limits: LimitOverrides = {};
-  for (const [field, column] of Object.entries(limitColumns) as [keyof LimitOverrides, string][]) {
-    const value = row[column];
-    if (typeof value === 'number') limits[field] = value < 0 ? null : value;
-  }
-  return limits;
+export interface SqliteKeyStoreOptions {
+  now?: () => number;
+  /** How often other processes' changes to keys and organisations are read; 100 ms by default. */
+  changePollMs?: number;
 }
 
-function organisationFromRow(row: Row): Organisation {
-  return { name: String(row.name), plan: row.plan as Plan, limits: limitsFromRow(row), createdAt: Number(row.created_at) };
-}
+const keyColumns = 'k.*, o.name AS o_name, o.plan AS o_plan, o.requests_per_minute AS o_requests_per_minute, o.tokens_per_minute AS o_tokens_per_minute, o.tokens_per_day AS o_tokens_per_day, o.created_at AS o_created_at';
 
-function keyFromRow(row: Row): ApiKeyRecord {
-  return {
-    id: String(row.id),
-    organisation: String(row.organisation),
-    kind: row.kind === 'test' ? 'test' : 'live',
-    hash: String(row.hash),
-    prefix: String(row.prefix),
-    last4: String(row.last4),
-    requireSignature: row.require_signature === 1,
-    revoked: row.revoked_at !== null,
-    createdAt: Number(row.created_at),
-  };
-}
+const upsertUsage = `INSERT INTO usage (${usageColumns.join(', ')}) VALUES (${usageColumns.map(() => '?').join(', ')})
+  ON CONFLICT (usage_id) DO UPDATE SET ${usageUpdatedColumns.map((column) => `${column} = excluded.${column}`).join(', ')}
+  WHERE usage.settled = 0 OR (usage.abandoned = 1 AND excluded.abandoned = 0 AND excluded.settled = 1)`;
 
-function openDatabase(path: string): BetterSqlite3.Database {
-  // Loaded on use: better-sqlite3 is an optional peer, needed only by this store.
-  const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-  const db = new Database(path, { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  // IMMEDIATE: two processes opening a new file at once must not both migrate it.
-  db.transaction(() => {
-    const version = Number(db.pragma('user_version', { simple: true }));
-    for (let index = version; index < sqliteMigrations.length; index++) db.exec(sqliteMigrations[index]!);
-    if (version < sqliteMigrations.length) db.pragma(`user_version = ${sqliteMigrations.length}`);
-  }).immediate();
-  return db;
-}
+const summariseUsage = `SELECT u.key_id, coalesce(k.prefix || '…' || k.last4, '') AS key_display, coalesce(k.kind, 'live') AS kind, u.model,
+    count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens, sum(u.completion_tokens) AS completion_tokens,
+    sum(u.status >= 400) AS errors, sum(u.interrupted) AS interrupted
+  FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
+  WHERE u.organisation = ? AND u.created_at >= ? GROUP BY u.key_id, u.model ORDER BY u.key_id, u.model`;
+
+/** Usage rows are written with a short wait on another process's lock: the recorder retries them later. */
+const usageLockWaitMs = 250;
+
+/** Reservations fail fast on a lock: the caller's deadline decides what happens then. */
+const reservationLockWaitMs = 1000;
 
 /**
- * The embedded key store: one SQLite file (better-sqlite3, WAL), safe to share between
- * several server processes on one machine. Migrations run on open.
+ * The embedded store: one SQLite file (better-sqlite3 in a worker thread, WAL), safe to share
+ * between several server processes on one machine. No call blocks the event loop, even while
+ * another process holds the write lock: the worker retries the write and answers reads
+ * meanwhile. The schema is migrated on first use; the file is created readable by its owner
+ * only (0600).
  *
  * @example
  * const store = createSqliteKeyStore('.data/quantum-chat.sqlite');
  */
-export function createSqliteKeyStore(path: string, options: { now?: () => number } = {}): KeyStore {
+export function createSqliteKeyStore(path: string, options: SqliteKeyStoreOptions = {}): KeyStore {
   const now = options.now ?? Date.now;
-  const db = openDatabase(path);
-  const statements = {
-    insertOrganisation: db.prepare(
-      'INSERT INTO organisations (name, plan, requests_per_minute, tokens_per_minute, tokens_per_day, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
-    getOrganisation: db.prepare('SELECT * FROM organisations WHERE name = ?'),
-    listOrganisations: db.prepare('SELECT * FROM organisations ORDER BY name'),
-    insertKey: db.prepare(
-      'INSERT INTO api_keys (id, organisation, kind, hash, prefix, last4, require_signature, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    ),
-    findKey: db.prepare(
-      `SELECT k.*, o.name AS o_name, o.plan AS o_plan, o.requests_per_minute AS o_rpm, o.tokens_per_minute AS o_tpm,
-              o.tokens_per_day AS o_tpd, o.created_at AS o_created_at
-       FROM api_keys k JOIN organisations o ON o.name = k.organisation WHERE k.hash = ?`,
-    ),
-    listKeys: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
-    listKeysOf: db.prepare('SELECT * FROM api_keys WHERE organisation = ? ORDER BY created_at, id'),
-    revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-    getKey: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
-    updatePlan: db.prepare('UPDATE organisations SET plan = ? WHERE name = ?'),
-    updateLimit: Object.fromEntries(
-      Object.entries(limitColumns).map(([field, column]) => [field, db.prepare(`UPDATE organisations SET ${column} = ? WHERE name = ?`)]),
-    ) as Record<keyof LimitOverrides, BetterSqlite3.Statement>,
-    insertUsage: db.prepare(
-      `INSERT INTO usage (request_id, key_id, organisation, model, prompt_tokens, completion_tokens, status, interrupted, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    summariseUsage: db.prepare(
-      `SELECT u.key_id, coalesce(k.prefix || '…' || k.last4, '') AS key_display, coalesce(k.kind, 'live') AS kind, u.model,
-              count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens, sum(u.completion_tokens) AS completion_tokens,
-              sum(u.status >= 400) AS errors, sum(u.interrupted) AS interrupted
-       FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
-       WHERE u.organisation = ? AND u.created_at >= ? GROUP BY u.key_id, u.model ORDER BY u.key_id, u.model`,
-    ),
-    listUsage: db.prepare('SELECT * FROM usage WHERE organisation = ? AND created_at >= ? ORDER BY id'),
-  };
-  const toColumn = (value: number | null | undefined) => (value === undefined ? null : value === null ? -1 : value);
+  const executor = startSqliteExecutor(path, sqliteMigrations);
+  const one = async (sql: string, params: readonly unknown[] = []) => (await executor.execute([{ sql, params, mode: 'get' }]))[0] as Row | null;
+  const all = async (sql: string, params: readonly unknown[] = []) => (await executor.execute([{ sql, params, mode: 'all' }]))[0] as Row[];
 
-  function requireOrganisation(name: string): Organisation {
-    const row = statements.getOrganisation.get(name) as Row | undefined;
-    if (row === undefined) throw new Error(`There is no organisation named '${name}'.`);
-    return organisationFromRow(row);
+  const listeners = new Set<(change: StoreChange) => void>();
+  let poller: ReturnType<typeof setInterval> | undefined;
+  /** The last change seen; read at the first poll, so only later changes are reported. */
+  let cursor: number | undefined;
+  let polling = false;
+  let polls = 0;
+
+  async function poll(): Promise<void> {
+    if (polling) return;
+    polling = true;
+    try {
+      if (cursor === undefined) {
+        cursor = Number((await one('SELECT coalesce(max(id), 0) AS id FROM changes'))!.id);
+        return;
+      }
+      const rows = await all('SELECT id, kind, subject FROM changes WHERE id > ? ORDER BY id LIMIT 1000', [cursor]);
+      if (rows.length === 0) return;
+      cursor = Number(rows.at(-1)!.id);
+      for (const row of rows) {
+        const change: StoreChange = row.kind === 'key' ? { kind: 'key', hash: String(row.subject) } : { kind: 'organisation', name: String(row.subject) };
+        for (const listener of listeners) listener(change);
+      }
+      // The log only needs to outlive the slowest poller; keep the last 10,000 changes.
+      if (++polls % 100 === 0) await executor.execute([{ sql: 'DELETE FROM changes WHERE id <= ?', params: [Number(rows.at(-1)!.id) - 10_000], mode: 'run' }], { lockWaitMs: 0 });
+    } catch {
+      // The next tick tries again from the same cursor.
+    } finally {
+      polling = false;
+    }
   }
 
-  const updateOrganisation = db.transaction((name: string, change: OrganisationChange) => {
-    requireOrganisation(name);
-    if (change.plan !== undefined) statements.updatePlan.run(change.plan, name);
-    for (const field of Object.keys(limitColumns) as (keyof LimitOverrides)[]) {
-      const value = change.limits?.[field];
-      if (value !== undefined) statements.updateLimit[field].run(toColumn(value), name);
+  async function requireKeyOrganisation<T>(work: Promise<T>, organisation: string): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new Error(`There is no organisation named '${organisation}'.`);
+      throw error;
     }
-    for (const field of change.resetLimits ?? []) statements.updateLimit[field].run(null, name);
-    return requireOrganisation(name);
-  });
+  }
 
-  return {
+  const store: KeyStore = {
+    migrate: () => executor.migrate(),
+    async ping() {
+      await one('SELECT 1 AS ok');
+    },
     async createOrganisation({ name, plan, limits = {} }) {
-      const createdAt = now();
-      statements.insertOrganisation.run(
-        name, plan, toColumn(limits.requestsPerMinute), toColumn(limits.tokensPerMinute), toColumn(limits.tokensPerDay), createdAt,
-      );
-      return requireOrganisation(name);
+      try {
+        await executor.execute([
+          {
+            sql: 'INSERT INTO organisations (name, plan, requests_per_minute, tokens_per_minute, tokens_per_day, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+            params: [name, plan, limitToColumn(limits.requestsPerMinute), limitToColumn(limits.tokensPerMinute), limitToColumn(limits.tokensPerDay), now()],
+            mode: 'run',
+          },
+        ]);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new Error(`The organisation '${name}' already exists.`);
+        throw error;
+      }
+      return (await store.getOrganisation(name))!;
     },
     async getOrganisation(name) {
-      const row = statements.getOrganisation.get(name) as Row | undefined;
-      return row && organisationFromRow(row);
+      const row = await one('SELECT * FROM organisations WHERE name = ?', [name]);
+      return row === null ? undefined : organisationFromRow(row);
     },
     async listOrganisations() {
-      return (statements.listOrganisations.all() as Row[]).map(organisationFromRow);
+      return (await all('SELECT * FROM organisations ORDER BY name')).map((row) => organisationFromRow(row));
     },
-    async updateOrganisation(name, change) {
-      return updateOrganisation(name, change);
+    async updateOrganisation(name: string, change: OrganisationChange) {
+      const ops: SqlOp[] = [];
+      if (change.plan !== undefined) ops.push({ sql: 'UPDATE organisations SET plan = ? WHERE name = ?', params: [change.plan, name], mode: 'run' });
+      for (const field of Object.keys(limitColumns) as (keyof LimitOverrides)[]) {
+        const value = change.limits?.[field];
+        if (value !== undefined) ops.push({ sql: `UPDATE organisations SET ${limitColumns[field]} = ? WHERE name = ?`, params: [limitToColumn(value), name], mode: 'run' });
+      }
+      for (const field of change.resetLimits ?? []) ops.push({ sql: `UPDATE organisations SET ${limitColumns[field]} = NULL WHERE name = ?`, params: [name], mode: 'run' });
+      ops.push({ sql: 'SELECT * FROM organisations WHERE name = ?', params: [name], mode: 'get' });
+      const row = (await executor.execute(ops, { transaction: true })).at(-1) as Row | null;
+      if (row === null) throw new Error(`There is no organisation named '${name}'.`);
+      for (const listener of listeners) listener({ kind: 'organisation', name });
+      return organisationFromRow(row);
     },
     async createKey(input) {
-      requireOrganisation(input.organisation);
       const id = `key_${randomBase62(16)}`;
-      const requireSignature = input.requireSignature ? 1 : 0;
-      statements.insertKey.run(id, input.organisation, input.kind, input.hash, input.prefix, input.last4, requireSignature, now());
-      return keyFromRow(statements.getKey.get(id) as Row);
+      const limits = input.limits ?? {};
+      const insert = executor.execute([
+        {
+          sql: `INSERT INTO api_keys (id, organisation, kind, hash, prefix, last4, require_signature, created_at, expires_at, allowed_models,
+                  requests_per_minute, tokens_per_minute, tokens_per_day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          params: [
+            id, input.organisation, input.kind, input.hash, input.prefix, input.last4, input.requireSignature ? 1 : 0, now(), input.expiresAt ?? null,
+            input.allowedModels ? JSON.stringify(input.allowedModels) : null,
+            limitToColumn(limits.requestsPerMinute), limitToColumn(limits.tokensPerMinute), limitToColumn(limits.tokensPerDay),
+          ],
+          mode: 'run',
+        },
+      ]);
+      try {
+        await requireKeyOrganisation(insert, input.organisation);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new Error('A key with this hash already exists.');
+        throw error;
+      }
+      return (await store.getKey(id))!;
+    },
+    async getKey(id) {
+      const row = await one('SELECT * FROM api_keys WHERE id = ?', [id]);
+      return row === null ? undefined : keyFromRow(row);
     },
     async findKeyByHash(hash) {
-      const row = statements.findKey.get(hash) as Row | undefined;
-      if (row === undefined) return undefined;
-      const organisation = organisationFromRow({
-        name: row.o_name, plan: row.o_plan, requests_per_minute: row.o_rpm, tokens_per_minute: row.o_tpm,
-        tokens_per_day: row.o_tpd, created_at: row.o_created_at,
-      });
-      return { key: keyFromRow(row), organisation };
+      const row = await one(`SELECT ${keyColumns} FROM api_keys k JOIN organisations o ON o.name = k.organisation WHERE k.hash = ?`, [hash]);
+      return row === null ? undefined : { key: keyFromRow(row), organisation: organisationFromRow(row, 'o_') };
     },
     async listKeys(filter = {}) {
-      const rows = filter.organisation === undefined ? statements.listKeys.all() : statements.listKeysOf.all(filter.organisation);
-      return (rows as Row[]).map(keyFromRow);
+      const rows =
+        filter.organisation === undefined
+          ? await all('SELECT * FROM api_keys ORDER BY created_at, id')
+          : await all('SELECT * FROM api_keys WHERE organisation = ? ORDER BY created_at, id', [filter.organisation]);
+      return rows.map(keyFromRow);
     },
     async revokeKey(id) {
-      if (statements.getKey.get(id) === undefined) return false;
-      statements.revokeKey.run(now(), id);
+      const [, found] = await executor.execute(
+        [
+          { sql: 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', params: [now(), id], mode: 'run' },
+          { sql: 'SELECT hash FROM api_keys WHERE id = ?', params: [id], mode: 'get' },
+        ],
+        { transaction: true },
+      );
+      if (found === null) return false;
+      // This process's own subscribers hear it at once, not at the next poll.
+      for (const listener of listeners) listener({ kind: 'key', hash: String((found as Row).hash) });
       return true;
     },
-    async recordUsage(record: UsageRecord) {
-      statements.insertUsage.run(
-        record.requestId, record.keyId, record.organisation, record.model, record.promptTokens, record.completionTokens,
-        record.status, record.interrupted ? 1 : 0, record.timestamp,
+    async writeUsage(records: readonly UsageRecord[]) {
+      if (records.length === 0) return;
+      const updatedAt = now();
+      const ops = records.map((record): SqlOp => ({ sql: upsertUsage, params: usageToValues(record, updatedAt, (value) => (value ? 1 : 0)), mode: 'run' }));
+      await executor.execute(ops, { transaction: true, lockWaitMs: usageLockWaitMs });
+    },
+    async settleAbandonedUsage(before) {
+      const [result] = await executor.execute(
+        [{ sql: 'UPDATE usage SET settled = 1, abandoned = 1, interrupted = 1, updated_at = ? WHERE settled = 0 AND updated_at < ?', params: [now(), before], mode: 'run' }],
+        { lockWaitMs: usageLockWaitMs },
       );
+      return (result as { changes: number }).changes;
     },
     async summariseUsage({ organisation, since }) {
-      return (statements.summariseUsage.all(organisation, since ?? 0) as Row[]).map(
-        (row): UsageSummaryRow => ({
-          keyId: String(row.key_id),
-          keyDisplay: String(row.key_display),
-          kind: row.kind === 'test' ? 'test' : 'live',
-          model: String(row.model),
-          requests: Number(row.requests),
-          promptTokens: Number(row.prompt_tokens),
-          completionTokens: Number(row.completion_tokens),
-          errors: Number(row.errors),
-          interrupted: Number(row.interrupted),
-        }),
-      );
+      return (await all(summariseUsage, [organisation, since ?? 0])).map(summaryFromRow);
     },
     async listUsage({ organisation, since }) {
-      return (statements.listUsage.all(organisation, since ?? 0) as Row[]).map(
-        (row): UsageRecord => ({
-          requestId: String(row.request_id),
-          keyId: String(row.key_id),
-          organisation: String(row.organisation),
-          model: String(row.model),
-          promptTokens: Number(row.prompt_tokens),
-          completionTokens: Number(row.completion_tokens),
-          status: Number(row.status),
-          interrupted: row.interrupted === 1,
-          timestamp: Number(row.created_at),
-        }),
+      return (await all('SELECT * FROM usage WHERE organisation = ? AND created_at >= ? ORDER BY id', [organisation, since ?? 0])).map(usageFromRow);
+    },
+    async reserveDailyTokens({ bucket, day, tokens, limit }) {
+      const [added, current] = await executor.execute(
+        [
+          {
+            sql: `INSERT INTO daily_tokens (bucket, day, tokens) SELECT ?, ?, ? WHERE ? <= ?
+                  ON CONFLICT (bucket, day) DO UPDATE SET tokens = tokens + excluded.tokens WHERE daily_tokens.tokens + excluded.tokens <= ?
+                  RETURNING tokens`,
+            params: [bucket, day, tokens, tokens, limit, limit],
+            mode: 'get',
+          },
+          { sql: 'SELECT tokens FROM daily_tokens WHERE bucket = ? AND day = ?', params: [bucket, day], mode: 'get' },
+        ],
+        { transaction: true, lockWaitMs: reservationLockWaitMs },
       );
+      if (added !== null) return { admitted: true, total: Number((added as Row).tokens) };
+      return { admitted: false, total: current === null ? 0 : Number((current as Row).tokens) };
+    },
+    async addDailyTokens({ bucket, day, tokens }) {
+      await executor.execute([
+        {
+          sql: 'INSERT INTO daily_tokens (bucket, day, tokens) VALUES (?, ?, ?) ON CONFLICT (bucket, day) DO UPDATE SET tokens = tokens + excluded.tokens',
+          params: [bucket, day, tokens],
+          mode: 'run',
+        },
+      ]);
+    },
+    async readDailyTokens({ bucket, day }) {
+      const row = await one('SELECT tokens FROM daily_tokens WHERE bucket = ? AND day = ?', [bucket, day]);
+      return row === null ? 0 : Number(row.tokens);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      if (poller === undefined) {
+        cursor = undefined;
+        void poll();
+        poller = setInterval(() => void poll(), options.changePollMs ?? 100);
+        poller.unref();
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) {
+          clearInterval(poller);
+          poller = undefined;
+        }
+      };
     },
     async close() {
-      if (db.open) db.close();
+      clearInterval(poller);
+      poller = undefined;
+      listeners.clear();
+      await executor.close();
     },
   };
+  return store;
 }

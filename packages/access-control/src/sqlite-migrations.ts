@@ -2,7 +2,8 @@
  * The SQLite schema, one migration per entry; `PRAGMA user_version` counts the applied ones.
  * Append only: a shipped migration is never edited.
  *
- * Limit columns: NULL keeps the plan default, -1 lifts the limit, a positive number sets it.
+ * Limit columns: NULL keeps the plan (or organisation) default, -1 lifts the limit, a positive
+ * number sets it.
  *
  * @internal
  */
@@ -40,4 +41,57 @@ export const sqliteMigrations: readonly string[] = [
      created_at INTEGER NOT NULL
    ) STRICT;
    CREATE INDEX usage_by_organisation ON usage (organisation, created_at);`,
+
+  // Keys that can expire, be limited to models and carry their own limits; an idempotent,
+  // batched usage ledger whose running rows settle the day's count; the daily counts; and a
+  // change log that other processes poll to drop cached keys.
+  `ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+   ALTER TABLE api_keys ADD COLUMN allowed_models TEXT;
+   ALTER TABLE api_keys ADD COLUMN requests_per_minute INTEGER;
+   ALTER TABLE api_keys ADD COLUMN tokens_per_minute INTEGER;
+   ALTER TABLE api_keys ADD COLUMN tokens_per_day INTEGER;
+   ALTER TABLE usage ADD COLUMN usage_id TEXT;
+   UPDATE usage SET usage_id = 'legacy_' || id;
+   CREATE UNIQUE INDEX usage_by_usage_id ON usage (usage_id);
+   ALTER TABLE usage ADD COLUMN settled INTEGER NOT NULL DEFAULT 1;
+   ALTER TABLE usage ADD COLUMN abandoned INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage ADD COLUMN daily_bucket TEXT;
+   ALTER TABLE usage ADD COLUMN daily_day TEXT;
+   ALTER TABLE usage ADD COLUMN daily_charged INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0;
+   UPDATE usage SET updated_at = created_at;
+   CREATE INDEX usage_unsettled ON usage (updated_at) WHERE settled = 0;
+   CREATE TABLE daily_tokens (
+     bucket TEXT NOT NULL,
+     day TEXT NOT NULL,
+     tokens INTEGER NOT NULL,
+     PRIMARY KEY (bucket, day)
+   ) STRICT;
+   CREATE TRIGGER usage_settles_daily_on_insert AFTER INSERT ON usage
+   WHEN NEW.daily_bucket IS NOT NULL AND NEW.settled = 1
+   BEGIN
+     INSERT INTO daily_tokens (bucket, day, tokens)
+     VALUES (NEW.daily_bucket, NEW.daily_day, NEW.prompt_tokens + NEW.completion_tokens - NEW.daily_charged)
+     ON CONFLICT (bucket, day) DO UPDATE SET tokens = tokens + excluded.tokens;
+   END;
+   CREATE TRIGGER usage_settles_daily_on_update AFTER UPDATE ON usage
+   WHEN NEW.daily_bucket IS NOT NULL
+   BEGIN
+     INSERT INTO daily_tokens (bucket, day, tokens)
+     VALUES (
+       NEW.daily_bucket, NEW.daily_day,
+       (CASE WHEN NEW.settled = 1 THEN NEW.prompt_tokens + NEW.completion_tokens ELSE NEW.daily_charged END)
+       - (CASE WHEN OLD.settled = 1 THEN OLD.prompt_tokens + OLD.completion_tokens ELSE OLD.daily_charged END)
+     )
+     ON CONFLICT (bucket, day) DO UPDATE SET tokens = tokens + excluded.tokens;
+   END;
+   CREATE TABLE changes (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     kind TEXT NOT NULL,
+     subject TEXT NOT NULL
+   ) STRICT;
+   CREATE TRIGGER api_keys_changed AFTER UPDATE ON api_keys
+   BEGIN INSERT INTO changes (kind, subject) VALUES ('key', NEW.hash); END;
+   CREATE TRIGGER organisations_changed AFTER UPDATE ON organisations
+   BEGIN INSERT INTO changes (kind, subject) VALUES ('organisation', NEW.name); END;`,
 ];

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/hash-api-key.js';
 import { issueApiKey } from '../src/issue-api-key.js';
-import type { KeyStore, UsageRecord } from '../src/key-store.js';
+import type { KeyStore, StoreChange, UsageRecord } from '../src/key-store.js';
 
 function usage(overrides: Partial<UsageRecord>): UsageRecord {
   return {
+    usageId: overrides.requestId ?? 'req_1',
     requestId: 'req_1',
     keyId: 'key_1',
     organisation: 'acme',
@@ -13,14 +14,40 @@ function usage(overrides: Partial<UsageRecord>): UsageRecord {
     completionTokens: 5,
     status: 200,
     interrupted: false,
+    settled: true,
     timestamp: 1_000,
     ...overrides,
   };
 }
 
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export interface StoreFactory {
+  /** A new, empty store. */
+  open(): Promise<KeyStore>;
+  /** Two connections to one new, empty store (two processes would have these); absent for the memory store. */
+  openShared?(): Promise<[KeyStore, KeyStore]>;
+}
+
 /** The behaviour every `KeyStore` shares; each store runs it with its own factory. */
-export function describeKeyStoreContract(name: string, open: () => Promise<KeyStore>): void {
-  describe(`${name} (KeyStore contract)`, () => {
+export function describeKeyStoreContract(name: string, factory: StoreFactory): void {
+  const { open } = factory;
+  describe(`${name} (store contract)`, () => {
+    it('should migrate on first use, and again as a no-op', async () => {
+      const store = await open();
+      const first = await store.migrate();
+      expect(first.to).toBeGreaterThanOrEqual(first.from);
+      expect(await store.migrate()).toEqual({ from: first.to, to: first.to });
+      await store.ping();
+      await store.close();
+    });
+
     it('should create, read and list organisations', async () => {
       const store = await open();
       await store.createOrganisation({ name: 'acme', plan: 'free' });
@@ -28,8 +55,8 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
       expect(await store.getOrganisation('acme')).toMatchObject({ name: 'acme', plan: 'free', limits: {} });
       expect((await store.getOrganisation('beta'))?.limits).toEqual({ tokensPerDay: 5000 });
       expect(await store.getOrganisation('nobody')).toBeUndefined();
-      expect((await store.listOrganisations()).map((organisation) => organisation.name).sort()).toEqual(['acme', 'beta']);
-      await expect(store.createOrganisation({ name: 'acme', plan: 'elite' })).rejects.toThrow();
+      expect((await store.listOrganisations()).map((organisation) => organisation.name)).toEqual(['acme', 'beta']);
+      await expect(store.createOrganisation({ name: 'acme', plan: 'elite' })).rejects.toThrow(/acme/);
       await store.close();
     });
 
@@ -49,33 +76,58 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
       const store = await open();
       await store.createOrganisation({ name: 'acme', plan: 'free' });
       const { key, record } = await issueApiKey(store, { organisation: 'acme', kind: 'test', requireSignature: true });
-      expect(record).toMatchObject({ organisation: 'acme', kind: 'test', prefix: 'qc_test_', last4: key.slice(-4), requireSignature: true, revoked: false });
+      expect(record).toMatchObject({
+        organisation: 'acme', kind: 'test', prefix: 'qc_test_', last4: key.slice(-4), requireSignature: true, revoked: false,
+        expiresAt: null, allowedModels: null, limits: {},
+      });
       expect(record.hash).toBe(hashApiKey(key));
       expect(JSON.stringify(record)).not.toContain(key);
       const found = await store.findKeyByHash(hashApiKey(key));
-      expect(found?.key.id).toBe(record.id);
+      expect(found?.key).toEqual(record);
       expect(found?.organisation).toMatchObject({ name: 'acme', plan: 'free' });
+      expect(await store.getKey(record.id)).toEqual(record);
+      expect(await store.getKey('key_missing')).toBeUndefined();
       expect(await store.findKeyByHash(hashApiKey(`${key}x`))).toBeUndefined();
       await store.close();
     });
 
-    it('should refuse a key for an unknown organisation', async () => {
+    it('should keep a key\'s expiry, allowed models and own limits', async () => {
       const store = await open();
-      await expect(issueApiKey(store, { organisation: 'ghost', kind: 'live' })).rejects.toThrow(/ghost/);
+      await store.createOrganisation({ name: 'acme', plan: 'free' });
+      const record = await store.createKey({
+        organisation: 'acme', kind: 'live', hash: 'h'.repeat(64), prefix: 'qc_live_', last4: 'abcd',
+        expiresAt: 1_900_000_000_000, allowedModels: ['quantum-lite', 'quantum-flash'], limits: { requestsPerMinute: 3, tokensPerDay: null },
+      });
+      expect(record).toMatchObject({ expiresAt: 1_900_000_000_000, allowedModels: ['quantum-lite', 'quantum-flash'], limits: { requestsPerMinute: 3, tokensPerDay: null } });
+      expect((await store.findKeyByHash('h'.repeat(64)))?.key).toEqual(record);
       await store.close();
     });
 
-    it('should list keys per organisation and revoke them', async () => {
+    it('should refuse a key for an unknown organisation, or a hash twice', async () => {
+      const store = await open();
+      await expect(issueApiKey(store, { organisation: 'ghost', kind: 'live' })).rejects.toThrow(/ghost/);
+      await store.createOrganisation({ name: 'acme', plan: 'free' });
+      const input = { organisation: 'acme', kind: 'live' as const, hash: 'a'.repeat(64), prefix: 'qc_live_', last4: 'abcd' };
+      await store.createKey(input);
+      await expect(store.createKey(input)).rejects.toThrow(/hash/);
+      await store.close();
+    });
+
+    it('should list keys per organisation and revoke them, telling subscribers', async () => {
       const store = await open();
       await store.createOrganisation({ name: 'acme', plan: 'free' });
       await store.createOrganisation({ name: 'beta', plan: 'free' });
       const first = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
       await issueApiKey(store, { organisation: 'beta', kind: 'test' });
+      const heard: StoreChange[] = [];
+      const unsubscribe = store.subscribe((change) => heard.push(change));
       expect(await store.listKeys()).toHaveLength(2);
       expect((await store.listKeys({ organisation: 'acme' })).map((key) => key.id)).toEqual([first.record.id]);
       expect(await store.revokeKey(first.record.id)).toBe(true);
       expect(await store.revokeKey('key_missing')).toBe(false);
       expect((await store.findKeyByHash(hashApiKey(first.key)))?.key.revoked).toBe(true);
+      await until(() => heard.some((change) => change.kind === 'key' && change.hash === first.record.hash));
+      unsubscribe();
       await store.close();
     });
 
@@ -83,10 +135,12 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
       const store = await open();
       await store.createOrganisation({ name: 'acme', plan: 'free' });
       const { record } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
-      await store.recordUsage(usage({ keyId: record.id, timestamp: 1_000 }));
-      await store.recordUsage(usage({ keyId: record.id, requestId: 'req_2', status: 502, interrupted: true, completionTokens: 2, timestamp: 2_000 }));
-      await store.recordUsage(usage({ keyId: record.id, requestId: 'req_3', model: 'quantum-pro', timestamp: 3_000 }));
-      await store.recordUsage(usage({ keyId: 'key_other', organisation: 'beta', timestamp: 3_000 }));
+      await store.writeUsage([
+        usage({ keyId: record.id, timestamp: 1_000 }),
+        usage({ keyId: record.id, requestId: 'req_2', status: 502, interrupted: true, completionTokens: 2, timestamp: 2_000 }),
+      ]);
+      await store.writeUsage([usage({ keyId: record.id, requestId: 'req_3', model: 'quantum-pro', timestamp: 3_000 })]);
+      await store.writeUsage([usage({ keyId: 'key_other', organisation: 'beta', requestId: 'req_4', timestamp: 3_000 })]);
       const summary = await store.summariseUsage({ organisation: 'acme' });
       expect(summary).toEqual([
         { keyId: record.id, keyDisplay: `qc_live_…${record.last4}`, kind: 'live', model: 'quantum-lite', requests: 2, promptTokens: 20, completionTokens: 7, errors: 1, interrupted: 1 },
@@ -96,5 +150,102 @@ export function describeKeyStoreContract(name: string, open: () => Promise<KeySt
       expect((await store.listUsage({ organisation: 'acme' })).map((row) => row.requestId)).toEqual(['req_1', 'req_2', 'req_3']);
       await store.close();
     });
+
+    it('should never count a retried usage write twice, and never change a settled row', async () => {
+      const store = await open();
+      const batch = [usage({ requestId: 'req_1' }), usage({ requestId: 'req_2', completionTokens: 7 })];
+      await store.writeUsage(batch);
+      await store.writeUsage(batch);
+      await store.writeUsage([usage({ requestId: 'req_1', completionTokens: 999 })]);
+      const rows = await store.listUsage({ organisation: 'acme' });
+      expect(rows.map((row) => [row.usageId, row.completionTokens, row.settled])).toEqual([
+        ['req_1', 5, true],
+        ['req_2', 7, true],
+      ]);
+      await store.close();
+    });
+
+    it('should reserve daily tokens atomically and never past the limit', async () => {
+      const store = await open();
+      const day = '2030-01-02';
+      const results = await Promise.all(Array.from({ length: 30 }, () => store.reserveDailyTokens({ bucket: 'acme:live', day, tokens: 10, limit: 200 })));
+      expect(results.filter((result) => result.admitted)).toHaveLength(20);
+      expect(results.filter((result) => !result.admitted).every((result) => result.total === 200)).toBe(true);
+      expect(await store.readDailyTokens({ bucket: 'acme:live', day })).toBe(200);
+      expect(await store.reserveDailyTokens({ bucket: 'acme:live', day: '2030-01-03', tokens: 201, limit: 200 })).toEqual({ admitted: false, total: 0 });
+      await store.addDailyTokens({ bucket: 'acme:live', day, tokens: -15 });
+      expect(await store.reserveDailyTokens({ bucket: 'acme:live', day, tokens: 15, limit: 200 })).toEqual({ admitted: true, total: 200 });
+      expect(await store.readDailyTokens({ bucket: 'acme:test', day })).toBe(0);
+      await store.close();
+    });
+
+    it('should settle the day to the tokens used: running rows count their reservation, settled rows their tokens', async () => {
+      const store = await open();
+      const day = '2030-01-02';
+      const bucket = 'acme:live';
+      const read = () => store.readDailyTokens({ bucket, day });
+      await store.reserveDailyTokens({ bucket, day, tokens: 1000, limit: 10_000 });
+      const running = usage({ requestId: 'req_run', settled: false, completionTokens: 40, daily: { bucket, day, charged: 1000 } });
+      await store.writeUsage([running]);
+      expect(await read()).toBe(1000);
+      await store.writeUsage([{ ...running, completionTokens: 90, settled: true }]);
+      expect(await read()).toBe(100);
+      await store.writeUsage([{ ...running, completionTokens: 90, settled: true }]);
+      expect(await read()).toBe(100);
+      // Reserved while the store was out of reach: nothing charged then, all of it once settled.
+      await store.writeUsage([usage({ requestId: 'req_late', daily: { bucket, day, charged: 0 } })]);
+      expect(await read()).toBe(115);
+      await store.close();
+    });
+
+    it('should settle rows their instance stopped writing from the last count, and let that instance still settle them', async () => {
+      const store = await open();
+      const day = '2030-01-02';
+      const bucket = 'acme:live';
+      await store.reserveDailyTokens({ bucket, day, tokens: 500, limit: 10_000 });
+      await store.reserveDailyTokens({ bucket, day, tokens: 500, limit: 10_000 });
+      const crashed = usage({ requestId: 'req_crashed', settled: false, completionTokens: 30, daily: { bucket, day, charged: 500 } });
+      const slow = usage({ requestId: 'req_slow', settled: false, completionTokens: 20, daily: { bucket, day, charged: 500 } });
+      await store.writeUsage([crashed, slow]);
+      expect(await store.settleAbandonedUsage(Date.now() + 60_000)).toBe(2);
+      expect(await store.settleAbandonedUsage(Date.now() + 60_000)).toBe(0);
+      const rows = await store.listUsage({ organisation: 'acme' });
+      expect(rows.map((row) => [row.usageId, row.settled, row.abandoned, row.interrupted, row.completionTokens])).toEqual([
+        ['req_crashed', true, true, true, 30],
+        ['req_slow', true, true, true, 20],
+      ]);
+      expect(await store.readDailyTokens({ bucket, day })).toBe(40 + 30);
+      // The slow instance was alive after all: its settled write wins over the sweep.
+      await store.writeUsage([{ ...slow, settled: true, completionTokens: 60 }]);
+      expect((await store.listUsage({ organisation: 'acme' })).find((row) => row.usageId === 'req_slow')).toMatchObject({ settled: true, completionTokens: 60 });
+      expect(await store.readDailyTokens({ bucket, day })).toBe(40 + 70);
+      await store.close();
+    });
+
+    if (factory.openShared !== undefined) {
+      it('should share keys, revocations and daily counts between two connections (two processes)', async () => {
+        const [first, second] = await factory.openShared!();
+        await first.createOrganisation({ name: 'acme', plan: 'free' });
+        const { key, record } = await issueApiKey(first, { organisation: 'acme', kind: 'test' });
+        const heard: StoreChange[] = [];
+        second.subscribe((change) => heard.push(change));
+        // Let the subscription start before the change.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect((await second.findKeyByHash(hashApiKey(key)))?.key.revoked).toBe(false);
+        await first.revokeKey(record.id);
+        await until(() => heard.some((change) => change.kind === 'key' && change.hash === record.hash));
+        expect((await second.findKeyByHash(hashApiKey(key)))?.key.revoked).toBe(true);
+        await first.updateOrganisation('acme', { limits: { requestsPerMinute: 2 } });
+        await until(() => heard.some((change) => change.kind === 'organisation' && change.name === 'acme'));
+        const day = '2030-01-02';
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, index) => (index % 2 ? first : second).reserveDailyTokens({ bucket: 'acme:test', day, tokens: 7, limit: 70 })),
+        );
+        expect(results.filter((result) => result.admitted)).toHaveLength(10);
+        expect(await second.readDailyTokens({ bucket: 'acme:test', day })).toBe(70);
+        await first.close();
+        await second.close();
+      });
+    }
   });
 }

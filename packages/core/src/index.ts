@@ -81,7 +81,7 @@ export { toErrorEnvelope, toErrorResponseParts, toErrorHttpResponse } from './er
 export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } from './auth/parse-api-key.js';
 export type { ApiKeyKind, ApiKeyPrefixes, ParsedApiKey } from './auth/parse-api-key.js';
 export { createFormatOnlyAccessControl } from './auth/access-control.js';
-export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, Principal } from './auth/access-control.js';
+export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, AdmissionProgress, Principal } from './auth/access-control.js';
 export { verifySignature, signRequestBody, parseSignatureHeader, defaultSignatureToleranceSeconds } from './auth/verify-signature.js';
 
 /** The OpenAPI 3.1 document, generated from the schemas above. */

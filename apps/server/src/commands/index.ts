@@ -1,5 +1,6 @@
 import type { Command } from './command.js';
 import { keysCommand } from './keys.js';
+import { migrateCommand } from './migrate.js';
 import { orgsCommand } from './orgs.js';
 import { serveCommand } from './serve.js';
 import { usageCommand } from './usage.js';
@@ -13,6 +14,7 @@ export const commands: Readonly<Record<string, Command>> = {
   keys: keysCommand,
   orgs: orgsCommand,
   usage: usageCommand,
+  migrate: migrateCommand,
 };
 
 /** The command run when none is named: `quantum-chat` alone starts the server. */

@@ -11,7 +11,7 @@ const usage = `Usage:
   quantum-chat keys list [--org <name>]
   quantum-chat keys revoke <id>
 
-Manages API keys in the server's store (<dataDir>/quantum-chat.sqlite). A new key is printed
+Manages API keys in the server's store (PostgreSQL, or <dataDir>/quantum-chat.sqlite). A new key is printed
 once, as the last line of stdout; the store keeps only its SHA-256, and listings show its
 prefix and last 4 characters.
 
@@ -66,7 +66,7 @@ async function listKeys(store: KeyStore, organisation: string | undefined, conte
 
 async function revokeKey(store: KeyStore, id: string | undefined, context: CommandContext): Promise<number> {
   if (id === undefined) throw new CommandUsageError('`keys revoke` needs the key id (see `quantum-chat keys list`).');
-  const key = (await store.listKeys()).find((candidate) => candidate.id === id);
+  const key = await store.getKey(id);
   if (key === undefined || !(await store.revokeKey(id))) {
     context.stderr.write(`quantum-chat keys: there is no key '${id}'.\n`);
     return 1;

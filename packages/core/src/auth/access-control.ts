@@ -31,10 +31,22 @@ export interface AdmissionOutcome {
   interrupted: boolean;
 }
 
+/** What a running request has produced so far. */
+export interface AdmissionProgress {
+  promptTokens: number;
+  completionTokens: number;
+}
+
 /** An admitted request: headers to send (`x-ratelimit-*`) and a settle step that runs once. */
 export interface Admission {
   headers: Record<string, string>;
   settle(outcome: AdmissionOutcome): void | Promise<void>;
+  /**
+   * Called once the engine starts, with a reader of the tokens produced so far: an access
+   * control that writes running requests down (so that a crash of the instance still bills
+   * what was produced) calls it now and then until `settle`. Reading counts tokens: not per event.
+   */
+  track?(read: () => AdmissionProgress): void;
 }
 
 /**

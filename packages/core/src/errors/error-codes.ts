@@ -26,6 +26,7 @@ export const errorCodes = {
   upstream_error: { status: 502, type: 'server_error' },
   engine_unavailable: { status: 503, type: 'server_error' },
   shutting_down: { status: 503, type: 'server_error' },
+  store_unavailable: { status: 503, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'server_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 

@@ -1,4 +1,4 @@
-import { createFormatOnlyAccessControl, type AccessControl, type Admission, type Principal } from '../auth/access-control.js';
+import { createFormatOnlyAccessControl, type AccessControl, type Admission, type AdmissionProgress, type Principal } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
@@ -170,6 +170,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       includeUsage: validated.includeUsage,
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
       stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
+      track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
       onSettled: (outcome: Parameters<Admission['settle']>[0]) => {
         void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
         options.onRequestSettled?.({ requestId, principal, model: model.id, ...outcome });

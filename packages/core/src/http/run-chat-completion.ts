@@ -1,4 +1,4 @@
-import type { AdmissionOutcome } from '../auth/access-control.js';
+import type { AdmissionOutcome, AdmissionProgress } from '../auth/access-control.js';
 import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest, EngineUsage } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorEnvelope } from '../errors/to-error-envelope.js';
@@ -35,6 +35,8 @@ export interface RunSettings {
   stallTimeoutMs?: number;
   /** Called once with how the request ended, to settle quota and log. */
   onSettled(outcome: AdmissionOutcome): void;
+  /** Given, once the engine starts, a reader of the tokens produced so far (see `Admission.track`). */
+  track?: ((read: () => AdmissionProgress) => void) | undefined;
 }
 
 const keepAliveFrame = ': keep-alive\n\n';
@@ -182,6 +184,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
   const run = new EngineRun(settings);
   const { iterator } = run;
   const progress = new Progress(settings.engine, settings.request);
+  settings.track?.(() => progress.outcome(200, false));
   let indexer: ReturnType<typeof createToolCallIndexer> | undefined;
   const toolCalls: ToolCall[] = [];
   let reasoning = '';
@@ -233,6 +236,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
 export function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
   const progress = new Progress(settings.engine, settings.request);
+  settings.track?.(() => progress.outcome(200, false));
   let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
   try {
     firstStep = run.iterator.next();

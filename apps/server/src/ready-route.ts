@@ -1,0 +1,70 @@
+import type { KeyStore, Limiter } from '@quantum-chat/access-control';
+import { QuantumChatError } from '@quantum-chat/core';
+import type { FastifyInstance } from 'fastify';
+import { sendError } from './send-error.js';
+
+/** The most a readiness check waits on the store or Redis (decisions §9: a store silent for 1 s is unavailable). */
+const checkTimeoutMs = 1000;
+
+function answers(check: () => Promise<unknown>): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(`no answer within ${checkTimeoutMs} ms`), checkTimeoutMs);
+    check().then(
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        resolve((error as Error)?.message ?? String(error));
+      },
+    );
+  });
+}
+
+export interface ReadinessTargets {
+  store: KeyStore;
+  /** Checked only when limits are shared through Redis. */
+  limiter?: Limiter;
+}
+
+/**
+ * `GET /readyz`, what a load balancer polls: 200 `{"status":"ready"}` when the store (and Redis,
+ * when configured) answer within 1 s, else 503 with `retry-after` naming what failed.
+ * Concurrent probes share one check.
+ *
+ * @example
+ * registerReadyRoute(app, { store, limiter });
+ */
+export function registerReadyRoute(app: FastifyInstance, targets: ReadinessTargets | undefined): void {
+  let running: Promise<{ store?: string | undefined; redis?: string | undefined }> | undefined;
+  const check = () =>
+    (running ??= (async () => {
+      if (targets === undefined) return {};
+      const [store, redis] = await Promise.all([
+        answers(() => targets.store.ping()),
+        targets.limiter?.backend === 'redis' ? answers(() => targets.limiter!.ping()) : undefined,
+      ]);
+      return { store, redis };
+    })().finally(() => {
+      running = undefined;
+    }));
+
+  app.all('/readyz', async (request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return sendError(
+        reply,
+        new QuantumChatError('method_not_allowed', `Method ${request.method} is not allowed on /readyz; use GET.`, { headers: { allow: 'GET, HEAD' } }),
+      );
+    }
+    reply.header('cache-control', 'no-store');
+    const failed = await check();
+    if (failed.store !== undefined) {
+      return sendError(reply, new QuantumChatError('store_unavailable', `Not ready: the store does not answer (${failed.store}).`, { headers: { 'retry-after': '1' } }));
+    }
+    if (failed.redis !== undefined) {
+      return sendError(reply, new QuantumChatError('engine_unavailable', `Not ready: Redis does not answer (${failed.redis}).`, { headers: { 'retry-after': '1' } }));
+    }
+    return reply.send({ status: 'ready' });
+  });
+}

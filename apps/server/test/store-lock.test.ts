@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { lastLine, runBuiltCli } from './run-cli.js';
+import { startServerProcess } from './server-process.js';
+
+const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+
+/** Another process that takes the database's write lock and holds it until told to let go (a line on stdin). */
+async function holdWriteLock(path: string): Promise<{ release(): Promise<void> }> {
+  const script = `
+    const Database = require(${JSON.stringify(betterSqlite3)});
+    const db = new Database(${JSON.stringify(path)}, { timeout: 10000 });
+    db.exec('BEGIN IMMEDIATE');
+    db.prepare("INSERT INTO organisations (name, plan, created_at) VALUES ('lock-holder', 'free', 0)").run();
+    process.stdout.write('locked\\n');
+    process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  onTestFinished(() => {
+    child.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());
+    child.once('exit', (code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
+  });
+  return {
+    async release() {
+      child.stdin!.write('go\n');
+      await exited;
+    },
+  };
+}
+
+async function chat(origin: string, key: string): Promise<number> {
+  const response = await fetch(`${origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'quantum-lite', messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 16 }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+async function totalRequests(dataDir: string, organisation: string): Promise<number> {
+  const { stdout } = await runBuiltCli(['usage', '--org', organisation, '--json', '--data-dir', dataDir]);
+  return (JSON.parse(stdout) as { requests: number }[]).reduce((sum, row) => sum + row.requests, 0);
+}
+
+describe('the SQLite store under another process\'s write lock (a real server process)', { timeout: 120_000 }, () => {
+  it('should keep /healthz and cached keys answering while the lock is held, and write the usage rows once it is released', async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'quantum-chat-lock-')), 'data');
+    onTestFinished(() => rmSync(join(dataDir, '..'), { recursive: true, force: true }));
+    // A free organisation: its daily quota is counted in the store too.
+    const key = lastLine((await runBuiltCli(['keys', 'create', '--org', 'locked', '--plan', 'free', '--data-dir', dataDir])).stdout);
+    const server = await startServerProcess({ dataDir, store: { usageFlushIntervalMs: 100 } });
+    onTestFinished(() => server.dispose());
+    // The key is now cached: requests on it need no store lookup while the lock is held.
+    expect(await chat(server.origin, key)).toBe(200);
+    await sleep(300);
+    expect(await totalRequests(dataDir, 'locked')).toBe(1);
+
+    const lock = await holdWriteLock(join(dataDir, 'quantum-chat.sqlite'));
+    const probes: number[] = [];
+    let probing = true;
+    const probe = (async () => {
+      while (probing) {
+        const started = performance.now();
+        const response = await fetch(`${server.origin}/healthz`);
+        await response.arrayBuffer();
+        probes.push(performance.now() - started);
+        await sleep(10);
+      }
+    })();
+    const statuses: number[] = [];
+    for (let round = 0; round < 8; round++) statuses.push(...(await Promise.all([chat(server.origin, key), chat(server.origin, key), chat(server.origin, key)])));
+    await sleep(1500);
+    probing = false;
+    await probe;
+    // Nothing could be written while the lock was held.
+    expect(await totalRequests(dataDir, 'locked')).toBe(1);
+    await lock.release();
+
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    console.info(`/healthz under a held SQLite write lock: ${probes.length} probes, p50 ${percentile(probes, 50).toFixed(1)} ms, p99 ${percentile(probes, 99).toFixed(1)} ms, slowest ${[...probes].sort((a, b) => b - a).slice(0, 4).map((ms) => ms.toFixed(0)).join(", ")} ms`);
+    expect(probes.length).toBeGreaterThan(20);
+    expect(percentile(probes, 99)).toBeLessThan(100);
+    // Delayed, never lost: every request is in the ledger once the lock is gone.
+    const deadline = Date.now() + 15_000;
+    while ((await totalRequests(dataDir, 'locked')) < 1 + statuses.length && Date.now() < deadline) await sleep(200);
+    expect(await totalRequests(dataDir, 'locked')).toBe(1 + statuses.length);
+  });
+
+  it('should keep the data directory (0700) and the database files (0600) to their owner', async () => {
+    const server = await startServerProcess();
+    onTestFinished(() => server.dispose());
+    expect(server.firstStartKey).toBeDefined();
+    expect(statSync(server.dataDir).mode & 0o777).toBe(0o700);
+    for (const file of ['quantum-chat.sqlite', 'quantum-chat.sqlite-wal', 'quantum-chat.sqlite-shm']) {
+      expect(statSync(join(server.dataDir, file)).mode & 0o777, file).toBe(0o600);
+    }
+  });
+});

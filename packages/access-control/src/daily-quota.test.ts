@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { createFlakyStore } from '../test/flaky-store.js';
+import { createDailyQuota, utcDay } from './daily-quota.js';
+import { createMemoryKeyStore } from './memory-key-store.js';
+
+describe('createDailyQuota', () => {
+  it('should count per UTC day in the store, refusing what would pass the limit', async () => {
+    const store = createMemoryKeyStore();
+    let time = Date.UTC(2030, 0, 2, 23, 59, 0);
+    const quota = createDailyQuota({ store, now: () => time });
+    expect(await quota.reserve('acme:live', 600, 1000)).toMatchObject({ admitted: true, day: '2030-01-02', total: 600, charged: 600, resetsAt: Date.UTC(2030, 0, 3) });
+    expect(await quota.reserve('acme:live', 600, 1000)).toMatchObject({ admitted: false, total: 600, charged: 0 });
+    time += 60_000;
+    expect(await quota.reserve('acme:live', 600, 1000)).toMatchObject({ admitted: true, day: '2030-01-03', total: 600 });
+    expect(await store.readDailyTokens({ bucket: 'acme:live', day: '2030-01-02' })).toBe(600);
+    quota.dispose();
+  });
+
+  it('should count on its own from the last total seen while the store is down, and 503 when failing closed', async () => {
+    const flaky = createFlakyStore(createMemoryKeyStore());
+    const states: boolean[] = [];
+    const quota = createDailyQuota({ store: flaky.store, onStateChange: (available) => states.push(available) });
+    await quota.reserve('acme:live', 700, 1000);
+    flaky.set('down');
+    expect(await quota.reserve('acme:live', 200, 1000)).toMatchObject({ admitted: true, total: 900, charged: 0 });
+    expect(await quota.reserve('acme:live', 200, 1000)).toMatchObject({ admitted: false, total: 900 });
+    expect(states).toEqual([false]);
+    quota.dispose();
+
+    const strict = createDailyQuota({ store: flaky.store, failClosed: true });
+    await expect(strict.reserve('acme:live', 1, 1000)).rejects.toMatchObject({ code: 'store_unavailable', status: 503, headers: { 'retry-after': '1' } });
+    strict.dispose();
+  });
+
+  it('should take back a reservation the store made after the request stopped waiting', async () => {
+    const inner = createMemoryKeyStore();
+    let release: () => void = () => undefined;
+    const slow = { ...inner, reserveDailyTokens: async (input: Parameters<typeof inner.reserveDailyTokens>[0]) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return inner.reserveDailyTokens(input);
+    } };
+    const quota = createDailyQuota({ store: slow, timeoutMs: 20 });
+    expect(await quota.reserve('acme:live', 300, 1000)).toMatchObject({ admitted: true, charged: 0 });
+    release();
+    const day = utcDay(Date.now());
+    const deadline = Date.now() + 2000;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((await inner.readDailyTokens({ bucket: 'acme:live', day })) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await inner.readDailyTokens({ bucket: 'acme:live', day })).toBe(0);
+    quota.dispose();
+  });
+});

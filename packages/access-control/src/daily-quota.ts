@@ -1,0 +1,121 @@
+import { QuantumChatError } from '@quantum-chat/core';
+import type { KeyStore } from './key-store.js';
+import { createRedisCircuit } from './redis-circuit.js';
+import { deadlineExceeded, withDeadline } from './with-deadline.js';
+
+export interface DailyQuotaOptions {
+  store: KeyStore;
+  /** The most a request waits on the store for its reservation; 250 ms by default. */
+  timeoutMs?: number;
+  /** When the store cannot count: false (default) counts in this process; true answers 503 `store_unavailable`. */
+  failClosed?: boolean;
+  now?: () => number;
+  /** Reporting only: the store stopped or started counting the days. */
+  onStateChange?: (available: boolean, reason: unknown) => void;
+  onError?: (error: unknown) => void;
+}
+
+/** A reservation on the day's tokens. */
+export interface DailyDecision {
+  admitted: boolean;
+  /** The UTC day counted, `YYYY-MM-DD`. */
+  day: string;
+  /** The day's count after this reservation (admitted) or as it stands (refused). */
+  total: number;
+  /** When the day ends (next UTC midnight), ms since the epoch. */
+  resetsAt: number;
+  /** Tokens added to the store's count now (0 when counted in this process while the store was out of reach). */
+  charged: number;
+}
+
+export interface DailyQuota {
+  reserve(bucket: string, tokens: number, limit: number): Promise<DailyDecision>;
+  dispose(): void;
+}
+
+/** The UTC day of a time, `YYYY-MM-DD`. */
+export function utcDay(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+function nextUtcMidnight(time: number): number {
+  const date = new Date(time);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1);
+}
+
+/**
+ * The daily token quota, counted per UTC day in the store (decisions §6), so that it survives
+ * restarts and is one count across instances: each reservation is an atomic conditional add.
+ * A store that does not answer within `timeoutMs` opens a circuit: until a probe gets through,
+ * each instance counts on its own from the last total it saw (or answers 503 when failing
+ * closed), and the usage rows of those requests charge the day once they are written.
+ *
+ * @example
+ * const daily = createDailyQuota({ store });
+ * const decision = await daily.reserve('acme:live', 4_216, 1_000_000);
+ */
+export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
+  const { store } = options;
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? 250;
+  /** The last total the store gave per bucket and day, and what this process counted since the store stopped answering. */
+  const lastKnown = new Map<string, number>();
+  const countedAlone = new Map<string, number>();
+  const circuit = createRedisCircuit({
+    // A no-op reservation: on SQLite it needs the write lock, which is what reservations wait for.
+    ping: () => store.reserveDailyTokens({ bucket: 'quantum-chat:probe', day: utcDay(now()), tokens: 0, limit: -1 }),
+    timeoutMs: 1000,
+    onChange: (open, reason) => {
+      if (!open) countedAlone.clear();
+      options.onStateChange?.(!open, reason);
+    },
+  });
+
+  function alone(bucket: string, tokens: number, limit: number, cause: unknown): DailyDecision {
+    if (options.failClosed) {
+      throw new QuantumChatError('store_unavailable', 'The daily quota cannot be checked right now; retry the request shortly.', {
+        cause,
+        headers: { 'retry-after': '1', 'retry-after-ms': '1000' },
+      });
+    }
+    const time = now();
+    const day = utcDay(time);
+    const id = `${bucket}\u0000${day}`;
+    const total = (lastKnown.get(id) ?? 0) + (countedAlone.get(id) ?? 0);
+    const admitted = total + tokens <= limit;
+    if (admitted) countedAlone.set(id, (countedAlone.get(id) ?? 0) + tokens);
+    return { admitted, day, total: admitted ? total + tokens : total, resetsAt: nextUtcMidnight(time), charged: 0 };
+  }
+
+  return {
+    async reserve(bucket, tokens, limit) {
+      if (circuit.open) return alone(bucket, tokens, limit, circuit.reason);
+      const time = now();
+      const day = utcDay(time);
+      const pending = store.reserveDailyTokens({ bucket, day, tokens, limit });
+      let result: Awaited<typeof pending> | typeof deadlineExceeded;
+      try {
+        result = await withDeadline(pending, timeoutMs);
+      } catch (error) {
+        circuit.trip(error);
+        return alone(bucket, tokens, limit, error);
+      }
+      if (result === deadlineExceeded) {
+        const error = new Error(`The store did not count the day's tokens within ${timeoutMs} ms.`);
+        circuit.trip(error);
+        // Counted late after all: take it back, since this request is counted in memory instead.
+        pending.then(
+          (late) => (late.admitted ? store.addDailyTokens({ bucket, day, tokens: -tokens }) : undefined),
+          () => undefined,
+        ).catch((undoError: unknown) => options.onError?.(undoError));
+        return alone(bucket, tokens, limit, error);
+      }
+      lastKnown.set(`${bucket}\u0000${day}`, result.total);
+      if (lastKnown.size > 10_000) lastKnown.delete(lastKnown.keys().next().value!);
+      return { admitted: result.admitted, day, total: result.total, resetsAt: nextUtcMidnight(time), charged: result.admitted ? tokens : 0 };
+    },
+    dispose() {
+      circuit.dispose();
+    },
+  };
+}

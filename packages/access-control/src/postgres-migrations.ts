@@ -1,0 +1,91 @@
+/**
+ * The PostgreSQL schema, one migration per entry, recorded in `quantum_chat_migrations`.
+ * Append only: a shipped migration is never edited. Same tables and columns as the SQLite
+ * store. Limit columns: NULL keeps the default, -1 lifts the limit.
+ *
+ * @internal
+ */
+export const postgresMigrations: readonly string[] = [
+  `CREATE TABLE organisations (
+     name text PRIMARY KEY,
+     plan text NOT NULL CHECK (plan IN ('free', 'elite')),
+     requests_per_minute bigint,
+     tokens_per_minute bigint,
+     tokens_per_day bigint,
+     created_at bigint NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id text PRIMARY KEY,
+     organisation text NOT NULL REFERENCES organisations (name),
+     kind text NOT NULL CHECK (kind IN ('live', 'test')),
+     hash text NOT NULL UNIQUE,
+     prefix text NOT NULL,
+     last4 text NOT NULL,
+     require_signature boolean NOT NULL DEFAULT false,
+     revoked_at bigint,
+     created_at bigint NOT NULL,
+     expires_at bigint,
+     allowed_models text,
+     requests_per_minute bigint,
+     tokens_per_minute bigint,
+     tokens_per_day bigint
+   );
+   CREATE INDEX api_keys_by_organisation ON api_keys (organisation);
+   CREATE TABLE usage (
+     id bigserial PRIMARY KEY,
+     usage_id text NOT NULL UNIQUE,
+     request_id text NOT NULL,
+     key_id text NOT NULL,
+     organisation text NOT NULL,
+     model text NOT NULL,
+     prompt_tokens bigint NOT NULL,
+     completion_tokens bigint NOT NULL,
+     status integer NOT NULL,
+     interrupted boolean NOT NULL,
+     settled boolean NOT NULL,
+     abandoned boolean NOT NULL DEFAULT false,
+     daily_bucket text,
+     daily_day text,
+     daily_charged bigint NOT NULL DEFAULT 0,
+     created_at bigint NOT NULL,
+     updated_at bigint NOT NULL
+   );
+   CREATE INDEX usage_by_organisation ON usage (organisation, created_at);
+   CREATE INDEX usage_unsettled ON usage (updated_at) WHERE NOT settled;
+   CREATE TABLE daily_tokens (
+     bucket text NOT NULL,
+     day text NOT NULL,
+     tokens bigint NOT NULL,
+     PRIMARY KEY (bucket, day)
+   );
+   -- What a usage row adds to its day: its reservation while it runs, its tokens once settled.
+   CREATE FUNCTION quantum_chat_usage_settles_daily() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     delta bigint;
+   BEGIN
+     IF NEW.daily_bucket IS NULL THEN RETURN NULL; END IF;
+     delta := (CASE WHEN NEW.settled THEN NEW.prompt_tokens + NEW.completion_tokens ELSE NEW.daily_charged END)
+            - (CASE WHEN TG_OP = 'INSERT' THEN NEW.daily_charged
+                    WHEN OLD.settled THEN OLD.prompt_tokens + OLD.completion_tokens
+                    ELSE OLD.daily_charged END);
+     IF delta <> 0 THEN
+       INSERT INTO daily_tokens (bucket, day, tokens) VALUES (NEW.daily_bucket, NEW.daily_day, delta)
+       ON CONFLICT (bucket, day) DO UPDATE SET tokens = daily_tokens.tokens + EXCLUDED.tokens;
+     END IF;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER usage_settles_daily AFTER INSERT OR UPDATE ON usage
+     FOR EACH ROW EXECUTE FUNCTION quantum_chat_usage_settles_daily();
+   -- Every instance listens: a revoked key or a changed organisation leaves every cache at once.
+   CREATE FUNCTION quantum_chat_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF TG_TABLE_NAME = 'api_keys' THEN
+       PERFORM pg_notify('quantum_chat_changes', 'key:' || NEW.hash);
+     ELSE
+       PERFORM pg_notify('quantum_chat_changes', 'organisation:' || NEW.name);
+     END IF;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER api_keys_changed AFTER UPDATE ON api_keys FOR EACH ROW EXECUTE FUNCTION quantum_chat_notify_change();
+   CREATE TRIGGER organisations_changed AFTER UPDATE ON organisations FOR EACH ROW EXECUTE FUNCTION quantum_chat_notify_change();`,
+];

@@ -1,0 +1,104 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { MigrationResult } from './key-store.js';
+
+/** One statement for the worker: `run` for writes, `get`/`all` for rows. @internal */
+export interface SqlOp {
+  sql: string;
+  params?: readonly unknown[];
+  mode: 'run' | 'get' | 'all';
+}
+
+export interface ExecuteOptions {
+  /** All statements in one IMMEDIATE transaction. */
+  transaction?: boolean;
+  /** How long the worker keeps retrying while another process holds the write lock; 5000 ms by default. */
+  lockWaitMs?: number;
+}
+
+/** A SQLite connection in a worker thread. @internal */
+export interface SqliteExecutor {
+  migrate(): Promise<MigrationResult>;
+  execute(ops: readonly SqlOp[], options?: ExecuteOptions): Promise<unknown[]>;
+  close(): Promise<void>;
+}
+
+/** An error the worker reported, with SQLite's code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT_UNIQUE`, …). */
+export class SqliteError extends Error {
+  readonly code: string | undefined;
+  constructor(message: string, code: string | undefined) {
+    super(message);
+    this.name = 'SqliteError';
+    this.code = code;
+  }
+}
+
+type Reply = { id: number; results: unknown[] } | { id: number; error: { message: string; code?: string } };
+
+/**
+ * Starts the worker that owns the database file. The worker is referenced only while calls
+ * are pending, so an idle store never keeps a process alive, and a pending call always does.
+ *
+ * @internal
+ */
+export function startSqliteExecutor(path: string, migrations: readonly string[]): SqliteExecutor {
+  const require = createRequire(import.meta.url);
+  const worker = new Worker(new URL('./sqlite-worker.mjs', import.meta.url), {
+    // Busy waits inside SQLite are short; longer waits are retries that let reads through.
+    workerData: { path, betterSqlite3Path: require.resolve('better-sqlite3'), migrations, busyTimeoutMs: 20 },
+  });
+  worker.unref();
+  const pending = new Map<number, { resolve(results: unknown[]): void; reject(error: Error): void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+
+  const failAll = (error: Error) => {
+    failure = error;
+    for (const call of pending.values()) call.reject(error);
+    pending.clear();
+  };
+  worker.on('message', (reply: Reply) => {
+    const call = pending.get(reply.id);
+    if (call === undefined) return;
+    pending.delete(reply.id);
+    if (pending.size === 0) worker.unref();
+    if ('error' in reply) call.reject(new SqliteError(reply.error.message, reply.error.code));
+    else call.resolve(reply.results);
+  });
+  worker.on('error', (error) => failAll(error));
+  worker.on('exit', (code) => failAll(new Error(`The SQLite worker stopped (exit code ${code}).`)));
+
+  function send(message: Record<string, unknown>): Promise<unknown[]> {
+    if (failure !== undefined) return Promise.reject(failure);
+    const id = ++nextId;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      if (pending.size === 1) worker.ref();
+      worker.postMessage({ ...message, id });
+    });
+  }
+
+  let migrated: Promise<MigrationResult> | undefined;
+  /** Runs the migrations now; every batch first waits for one such run. */
+  const runMigrations = () => {
+    migrated = send({ type: 'migrate', deadline: Date.now() + 30_000 }).then((results) => results[0] as MigrationResult);
+    migrated.catch(() => (migrated = undefined));
+    return migrated;
+  };
+  const migrate = () => migrated ?? runMigrations();
+
+  return {
+    migrate: runMigrations,
+    async execute(ops, options = {}) {
+      await migrate();
+      return send({ ops, transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) });
+    },
+    async close() {
+      if (failure !== undefined) return;
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.ref();
+      worker.postMessage({ type: 'close' });
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// The SQLite store's worker thread: it owns the better-sqlite3 connection, so that no query,
+// lock wait or fsync ever runs on the server's event loop. It knows no table: it runs the
+// statements it is sent (one message = one batch, optionally one transaction) and answers.
+// Plain JavaScript, so that the same file runs from the sources (tests) and from dist.
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { path, betterSqlite3Path, migrations, busyTimeoutMs } = workerData;
+const Database = createRequire(import.meta.url)(betterSqlite3Path);
+
+/** Waits between attempts of a batch that met another process's lock (SQLITE_BUSY). */
+const retryDelaysMs = [5, 10, 25, 50, 100];
+
+let db;
+const statements = new Map();
+
+function prepare(sql) {
+  let statement = statements.get(sql);
+  if (statement === undefined) {
+    statement = db.prepare(sql);
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+
+function runOne(op) {
+  const statement = prepare(op.sql);
+  const params = op.params ?? [];
+  if (op.mode === 'all') return statement.all(...params);
+  if (op.mode === 'get') return statement.get(...params) ?? null;
+  const result = statement.run(...params);
+  return { changes: result.changes };
+}
+
+function runBatch(message) {
+  if (!message.transaction) return message.ops.map(runOne);
+  return db.transaction(() => message.ops.map(runOne)).immediate();
+}
+
+const isBusy = (error) => error?.code === 'SQLITE_BUSY' || error?.code === 'SQLITE_BUSY_SNAPSHOT' || error?.code === 'SQLITE_LOCKED';
+
+function attempt(message, tries) {
+  try {
+    parentPort.postMessage({ id: message.id, results: runBatch(message) });
+  } catch (error) {
+    // Another process holds the write lock: try again later, answering other batches (reads
+    // go on in WAL mode) meanwhile, until the batch's deadline.
+    if (isBusy(error) && Date.now() < message.deadline) {
+      setTimeout(() => attempt(message, tries + 1), retryDelaysMs[Math.min(tries, retryDelaysMs.length - 1)]);
+      return;
+    }
+    parentPort.postMessage({ id: message.id, error: { message: String(error?.message ?? error), code: error?.code } });
+  }
+}
+
+function migrate() {
+  const from = Number(db.pragma('user_version', { simple: true }));
+  if (from >= migrations.length) return { from, to: from };
+  // IMMEDIATE: two processes opening a new file at once must not both migrate it.
+  db.transaction(() => {
+    const current = Number(db.pragma('user_version', { simple: true }));
+    for (let index = current; index < migrations.length; index++) db.exec(migrations[index]);
+    db.pragma(`user_version = ${migrations.length}`);
+  }).immediate();
+  return { from, to: migrations.length };
+}
+
+/** The database and its WAL files are readable by their owner only (0600). */
+function restrictFiles() {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
+function open() {
+  if (path !== ':memory:') {
+    closeSync(openSync(path, 'a', 0o600));
+    restrictFiles();
+  }
+  db = new Database(path, { timeout: busyTimeoutMs });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  if (path !== ':memory:') restrictFiles();
+}
+
+parentPort.on('message', (message) => {
+  if (message.type === 'close') {
+    db?.close();
+    parentPort.close();
+    return;
+  }
+  if (message.type === 'migrate') {
+    const run = (tries) => {
+      try {
+        db ??= (open(), db);
+        parentPort.postMessage({ id: message.id, results: [migrate()] });
+      } catch (error) {
+        if (isBusy(error) && Date.now() < message.deadline) return void setTimeout(() => run(tries + 1), retryDelaysMs[Math.min(tries, retryDelaysMs.length - 1)]);
+        parentPort.postMessage({ id: message.id, error: { message: String(error?.message ?? error), code: error?.code } });
+      }
+    };
+    run(0);
+    return;
+  }
+  attempt(message, 0);
+});

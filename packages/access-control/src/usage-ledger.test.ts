@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFlakyStore } from '../test/flaky-store.js';
+import { createMemoryKeyStore } from './memory-key-store.js';
+import { createUsageLedger, type UsageLedger } from './usage-ledger.js';
+
+const base = (usageId: string) => ({ usageId, requestId: `req_${usageId}`, keyId: 'key_1', organisation: 'acme', model: 'quantum-lite', promptTokens: 10, timestamp: 1_000 });
+const done = { promptTokens: 10, completionTokens: 5, status: 200, interrupted: false };
+
+let ledgers: UsageLedger[] = [];
+afterEach(async () => {
+  await Promise.all(ledgers.map((ledger) => ledger.close(0)));
+  ledgers = [];
+});
+
+function open(options: Partial<Parameters<typeof createUsageLedger>[0]> = {}) {
+  const inner = createMemoryKeyStore();
+  const flaky = createFlakyStore(inner);
+  const ledger = createUsageLedger({ store: flaky.store, flushIntervalMs: 60_000, ...options });
+  ledgers.push(ledger);
+  return { inner, flaky, ledger };
+}
+
+describe('createUsageLedger', () => {
+  it('should write many settled requests in one batch', async () => {
+    const { inner, flaky, ledger } = open();
+    for (let index = 0; index < 50; index++) ledger.begin(base(`u${index}`)).settle(done);
+    expect(ledger.pending).toBe(50);
+    await ledger.flush();
+    expect(flaky.calls.writeUsage).toBe(1);
+    expect(ledger.pending).toBe(0);
+    expect(await inner.listUsage({ organisation: 'acme' })).toHaveLength(50);
+  });
+
+  it('should keep rows while the store is down and write each exactly once when it is back', async () => {
+    const errors: unknown[] = [];
+    const { inner, flaky, ledger } = open({ onWriteError: (error) => errors.push(error) });
+    ledger.begin(base('a')).settle(done);
+    flaky.set('down');
+    await ledger.flush();
+    ledger.begin(base('b')).settle(done);
+    await ledger.flush();
+    expect(errors).toHaveLength(2);
+    expect(ledger.pending).toBe(2);
+    flaky.set('up');
+    await ledger.flush();
+    await ledger.flush();
+    expect((await inner.listUsage({ organisation: 'acme' })).map((row) => row.usageId)).toEqual(['a', 'b']);
+  });
+
+  it('should drop the oldest rows past its bound, and say how many', async () => {
+    const drops: number[] = [];
+    const { inner, flaky, ledger } = open({ maxBufferedRecords: 3, onDropped: (_count, total) => drops.push(total) });
+    flaky.set('down');
+    for (const id of ['a', 'b', 'c', 'd', 'e']) ledger.begin(base(id)).settle(done);
+    expect(ledger.dropped).toBe(2);
+    expect(drops).toEqual([1, 2]);
+    flaky.set('up');
+    await ledger.flush();
+    expect((await inner.listUsage({ organisation: 'acme' })).map((row) => row.usageId)).toEqual(['c', 'd', 'e']);
+  });
+
+  it('should write running requests as progress rows, then their settled row', async () => {
+    const { inner, ledger } = open();
+    const running = ledger.begin(base('s'));
+    let produced = 3;
+    running.track(() => ({ promptTokens: 10, completionTokens: produced }));
+    await ledger.flush();
+    expect(await inner.listUsage({ organisation: 'acme' })).toMatchObject([{ usageId: 's', completionTokens: 3, settled: false, interrupted: true }]);
+    produced = 9;
+    await ledger.flush();
+    expect((await inner.listUsage({ organisation: 'acme' }))[0]).toMatchObject({ completionTokens: 9, settled: false });
+    running.settle({ ...done, completionTokens: 12 });
+    await ledger.flush();
+    expect((await inner.listUsage({ organisation: 'acme' }))[0]).toMatchObject({ completionTokens: 12, settled: true, interrupted: false });
+  });
+
+  it('should flush by itself every interval', async () => {
+    const { inner, ledger } = open({ flushIntervalMs: 20 });
+    ledger.begin(base('t')).settle(done);
+    const deadline = Date.now() + 5000;
+    while ((await inner.listUsage({ organisation: 'acme' })).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await inner.listUsage({ organisation: 'acme' })).toHaveLength(1);
+  });
+});
