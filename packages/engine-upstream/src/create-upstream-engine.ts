@@ -1,11 +1,10 @@
-import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type SseEvent } from '@quantum-chat/core';
+import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
+import { readErrorPayload } from '@quantum-chat/core/dialect';
 import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
 import { createDeadline } from './create-deadline.js';
 import { readUpstreamEvents } from './read-upstream-events.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
-import { isUpstreamChunk } from './upstream-chunk-check.js';
-import { upstreamChunkSchema, upstreamErrorMessage, type UpstreamChunk } from './upstream-chunk-schema.js';
 import {
   defaultConnectTimeoutMs,
   defaultFirstTokenTimeoutMs,
@@ -22,37 +21,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** An error payload the upstream sent inside a 200 stream; a numeric code maps like a status. */
-function streamedFailure(payload: unknown, message: string): QuantumChatError {
-  const code = (payload as { error?: { code?: unknown; status?: unknown } } | undefined)?.error;
-  const status = typeof code?.code === 'number' ? code.code : typeof code?.status === 'number' ? code.status : undefined;
-  if (status !== undefined && status >= 400 && status < 600) return failureFromStatus(status, new Headers(), message);
-  return new QuantumChatError('upstream_error', `The model server failed during the answer: ${message.slice(0, 500)}`);
-}
-
-/** Feeds one upstream SSE event to the mapper; returns `'done'` at `[DONE]`. */
-function handleEvent(event: SseEvent, mapper: UpstreamChunkMapper): ChatEngineEvent[] | 'done' {
-  if (event.data === '[DONE]') return 'done';
-  const payload = parseJson(event.data);
-  const message = upstreamErrorMessage(payload);
-  if (event.event === 'error' || message !== undefined) throw streamedFailure(payload, message ?? event.data);
-  const chunk = toUpstreamChunk(payload);
-  if (chunk === undefined) throw new QuantumChatError('upstream_error', 'The model server sent a chunk that is not a chat completion chunk.');
-  // A spec-only thought trace (spec 2.10) is just `{"delta": "…"}`; ours also carries `choices`.
-  const traceDelta = (chunk as { delta?: unknown }).delta;
-  if (event.event === 'thought_trace' && chunk.choices == null && typeof traceDelta === 'string') {
-    return mapper.push({ choices: [{ delta: { reasoning_content: traceDelta } }] });
-  }
-  return mapper.push(chunk);
-}
-
-/** The chunk, by the cheap check or else by the schema (which has the last word); `undefined` if it is not one. */
-function toUpstreamChunk(payload: unknown): UpstreamChunk | undefined {
-  if (isUpstreamChunk(payload)) return payload;
-  const parsed = upstreamChunkSchema.safeParse(payload);
-  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -111,7 +79,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         signal: upstream.signal,
       });
       responded = true;
-      if (!response.ok) throw failureFromStatus(response.status, response.headers, upstreamErrorMessage(parseJson(await response.text())));
+      if (!response.ok) throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(await response.text()))?.message);
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('json')) {
         // A runtime that ignored `stream: true` answered with one whole completion.
@@ -125,29 +93,29 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       const events = readUpstreamEvents(body, {
         // Before the first token only the first-token timer runs; after it, the idle timer.
         waitStarted: () => {
-          if (mapper.started) deadline.arm(idleTimeoutMs, idleTimeout);
+          if (mapper.started()) deadline.arm(idleTimeoutMs, idleTimeout);
         },
         eventsArrived: () => {
-          if (mapper.started) deadline.clear();
+          if (mapper.started()) deadline.clear();
         },
         drainOnExit: () => done,
       });
       batches: for await (const batch of events) {
         for (const event of batch) {
-          const wasStarted = mapper.started;
-          const mapped = handleEvent(event, mapper);
-          if (mapped === 'done') {
+          const wasStarted = mapper.started();
+          const mapped = mapper.read(event);
+          if (mapper.done()) {
             // The answer is complete: a client leaving now must not destroy a reusable connection.
             done = true;
             context.signal.removeEventListener('abort', forwardAbort);
             break batches;
           }
-          if (!wasStarted && mapper.started) deadline.clear();
+          if (!wasStarted && mapper.started()) deadline.clear();
           // Not `yield*`: over an array, that adds an asynchronous step per event.
           for (const mappedEvent of mapped) yield mappedEvent;
         }
       }
-      if (!done && !mapper.finished) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
+      if (!done && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
       yield* mapper.end();
     } catch (error) {
       throw toFailure(error, upstream.signal, context.signal, responded);
@@ -169,11 +137,8 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
 
 function* handleWhole(text: string, mapper: UpstreamChunkMapper): Generator<ChatEngineEvent> {
   const payload = parseJson(text);
-  const message = upstreamErrorMessage(payload);
-  if (message !== undefined) throw streamedFailure(payload, message);
-  const chunk = toUpstreamChunk(payload);
-  if (chunk === undefined) throw new QuantumChatError('upstream_error', 'The model server answered with JSON that is not a chat completion.');
-  yield* mapper.push(chunk);
+  if (payload === undefined) throw new QuantumChatError('upstream_error', 'The model server answered with JSON that is not a chat completion.');
+  yield* mapper.readWhole(payload);
   yield* mapper.end();
 }
 

@@ -6,6 +6,7 @@ export type { UpstreamEngineOptions, UpstreamReasoningMode } from './upstream-en
 export { defaultConnectTimeoutMs, defaultFirstTokenTimeoutMs, defaultIdleTimeoutMs } from './upstream-engine-options.js';
 
 /** Building blocks, for other OpenAI-compatible consumers (clients, proxies). */
-export { createThinkTagSplitter } from './think-tag-splitter.js';
-export type { ThinkTagPiece, ThinkTagSplitter } from './think-tag-splitter.js';
+// The `<think>` splitter is the core's (`@quantum-chat/core/dialect`), kept here for existing imports.
+export { createThinkTagSplitter } from '@quantum-chat/core/dialect';
+export type { ThinkTagPiece, ThinkTagSplitter } from '@quantum-chat/core/dialect';
 export { countApproximateTokens, countApproximatePromptTokens } from './approximate-tokens.js';

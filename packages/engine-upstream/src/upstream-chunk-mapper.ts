@@ -1,7 +1,6 @@
-import type { ChatEngineEvent, EngineUsage } from '@quantum-chat/core';
-import { createThinkTagSplitter } from './think-tag-splitter.js';
-import type { UpstreamChunk, UpstreamUsage } from './upstream-chunk-schema.js';
-import { createUpstreamToolCallMapper } from './upstream-tool-call-mapper.js';
+import { QuantumChatError, type ChatEngineEvent, type EngineUsage, type SseEvent } from '@quantum-chat/core';
+import { createDialectReader, type DialectSink, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
+import { failureFromStatus } from './upstream-failure.js';
 
 type FinishEvent = Extract<ChatEngineEvent, { type: 'finish' }>;
 
@@ -13,15 +12,29 @@ export interface UpstreamChunkMapperOptions {
   countPromptTokens(): number;
 }
 
-/** Turns upstream chunks into engine events. */
+/** Turns an upstream stream into engine events. */
 export interface UpstreamChunkMapper {
-  push(chunk: UpstreamChunk): ChatEngineEvent[];
+  /** The events of one upstream server-sent event; throws the failure of an error frame or payload. */
+  read(event: SseEvent): ChatEngineEvent[];
+  /** The events of a whole JSON completion (a runtime that ignored `stream: true`). */
+  readWhole(value: unknown): ChatEngineEvent[];
   /** The last events: held text, unnamed tool calls, and `finish` with usage. */
   end(): ChatEngineEvent[];
+  /** `[DONE]` was read: the answer is complete. */
+  done(): boolean;
   /** The upstream has produced something: a token of any kind, or a finish reason. */
-  readonly started: boolean;
+  started(): boolean;
   /** The upstream sent a `finish_reason`. */
-  readonly finished: boolean;
+  finished(): boolean;
+}
+
+/** Only this much of an upstream's message goes into ours. */
+const maxMessageLength = 500;
+
+/** An error the upstream sent inside a 200 stream; an HTTP status it names maps like that status. */
+function streamedFailure(error: WireError): QuantumChatError {
+  if (error.status !== undefined) return failureFromStatus(error.status, new Headers(), error.message);
+  return new QuantumChatError('upstream_error', `The model server failed during the answer: ${error.message.slice(0, maxMessageLength)}`);
 }
 
 function toFinishReason(upstream: string | undefined, toolCalls: number): FinishEvent['reason'] {
@@ -31,62 +44,65 @@ function toFinishReason(upstream: string | undefined, toolCalls: number): Finish
 }
 
 /**
- * Maps one upstream stream, chunk by chunk: reasoning from `reasoning_content`, `reasoning` or
- * a leading `<think>` block; content; tool calls with index discipline; then `finish` with the
- * upstream's usage, or counted usage where it reported none.
+ * Maps one upstream stream with the core's dialect reader (every dialect, leading `<think>`
+ * blocks included) to engine events: reasoning, content, tool calls whose first event carries
+ * the name (arguments that come first are held until then), then `finish` with the upstream's
+ * usage, or counted usage where it reported none.
  *
  * @example
  * const mapper = createUpstreamChunkMapper({ showReasoning: true, countTokens, countPromptTokens: () => 0 });
- * mapper.push({ choices: [{ delta: { reasoning_content: 'Hmm.' } }] }); // [{ type: 'reasoning', text: 'Hmm.' }]
+ * mapper.read({ event: undefined, data: '{"choices":[{"delta":{"reasoning_content":"Hmm."}}]}', id: undefined }); // [{ type: 'reasoning', text: 'Hmm.' }]
  */
 export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): UpstreamChunkMapper {
-  const splitter = createThinkTagSplitter();
-  const toolCalls = createUpstreamToolCallMapper();
+  let events: ChatEngineEvent[] = [];
   let finishReason: string | undefined;
-  let usage: UpstreamUsage | undefined;
+  let usage: WireUsage | undefined;
   let reasoningText = '';
   let otherText = '';
-  let started = false;
+  /** The tool calls (by the tracker's index) that have had their named first event. */
+  const announced = new Set<number>();
 
-  function reasoning(text: string, events: ChatEngineEvent[]): void {
-    reasoningText += text;
-    if (options.showReasoning) events.push({ type: 'reasoning', text });
-  }
-
-  function split(pieces: ReturnType<typeof splitter.push>, events: ChatEngineEvent[]): void {
-    for (const piece of pieces) {
-      if (piece.type === 'reasoning') reasoning(piece.text, events);
-      else {
-        otherText += piece.text;
-        events.push({ type: 'content', text: piece.text });
-      }
-    }
-  }
-
-  function push(chunk: UpstreamChunk): ChatEngineEvent[] {
-    const events: ChatEngineEvent[] = [];
-    // Usage may come on every chunk (vLLM's continuous usage) or once at the end: keep the last.
-    if (chunk.usage) usage = chunk.usage;
-    const choice = chunk.choices?.[0];
-    const delta = choice?.delta ?? choice?.message;
-    if (delta) {
-      // Some runtimes send both fields with the same text: one is enough.
-      const thought = delta.reasoning_content ?? delta.reasoning;
-      if (thought) reasoning(thought, events);
-      if (delta.content) split(splitter.push(delta.content), events);
-      if (delta.tool_calls?.length) {
-        for (const event of toolCalls.push(delta.tool_calls)) {
-          otherText += (event.name ?? '') + event.argumentsDelta;
-          events.push(event);
+  const sink: DialectSink = {
+    reasoning(text) {
+      reasoningText += text;
+      if (options.showReasoning) events.push({ type: 'reasoning', text });
+    },
+    content(text) {
+      otherText += text;
+      events.push({ type: 'content', text });
+    },
+    toolCall(call, argumentsDelta) {
+      if (announced.has(call.index)) {
+        if (argumentsDelta !== '') {
+          otherText += argumentsDelta;
+          events.push({ type: 'tool-call', index: call.index, argumentsDelta });
         }
+      } else if (call.name !== undefined) {
+        announced.add(call.index);
+        otherText += call.name + call.arguments;
+        events.push({ type: 'tool-call', index: call.index, name: call.name, argumentsDelta: call.arguments });
       }
-      if (thought || delta.content || delta.tool_calls?.length) started = true;
-    }
-    if (choice?.finish_reason) {
-      finishReason = choice.finish_reason;
-      started = true;
-    }
-    return events;
+    },
+    usage(reported) {
+      // Usage may come on every chunk (vLLM's continuous usage) or once at the end: keep the last.
+      usage = reported;
+    },
+    finish(reason) {
+      finishReason = reason;
+    },
+    error(error): never {
+      throw streamedFailure(error);
+    },
+    malformed(problem): never {
+      throw new QuantumChatError('upstream_error', `The model server sent ${problem}.`);
+    },
+  };
+  const reader = createDialectReader(sink, { thinkTags: true });
+
+  function take(): ChatEngineEvent[] {
+    const taken = events;
+    events = [];
+    return taken;
   }
 
   function finalUsage(): EngineUsage {
@@ -99,25 +115,29 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
     };
   }
 
-  function end(): ChatEngineEvent[] {
-    const events: ChatEngineEvent[] = [];
-    split(splitter.end(), events);
-    for (const event of toolCalls.end()) {
-      otherText += event.argumentsDelta;
-      events.push(event);
-    }
-    events.push({ type: 'finish', reason: toFinishReason(finishReason, toolCalls.count), usage: finalUsage() });
-    return events;
-  }
-
   return {
-    push,
-    end,
-    get started() {
-      return started;
+    read(event) {
+      reader.read(event);
+      return take();
     },
-    get finished() {
-      return finishReason !== undefined;
+    readWhole(value) {
+      reader.readChunk(value);
+      return take();
     },
+    end() {
+      reader.end();
+      // Calls whose name never came are announced with an empty one.
+      for (const call of reader.toolCalls.calls()) {
+        if (announced.has(call.index)) continue;
+        announced.add(call.index);
+        otherText += call.arguments;
+        events.push({ type: 'tool-call', index: call.index, name: '', argumentsDelta: call.arguments });
+      }
+      events.push({ type: 'finish', reason: toFinishReason(finishReason, reader.toolCalls.count()), usage: finalUsage() });
+      return take();
+    },
+    done: reader.done,
+    started: reader.started,
+    finished: () => finishReason !== undefined,
   };
 }

@@ -110,6 +110,42 @@ describe('createUpstreamEngine', () => {
     ]);
   });
 
+  it('should keep the reasoning of `{"reasoning_content":"","reasoning":"…"}`', async () => {
+    const delta = (fields: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: fields, finish_reason: finish }] })}\n\n`;
+    const { events } = await run(
+      (_request, response) =>
+        void response
+          .writeHead(200, sseHeaders)
+          .end(`${delta({ reasoning_content: '', reasoning: 'Think' })}${delta({ reasoning_content: '', reasoning: ' twice' })}${delta({ content: 'Hi' }, 'stop')}data: [DONE]\n\n`),
+      {},
+      { ...request, reasoning: true },
+    );
+    expect(events.filter((event) => event.type === 'reasoning')).toEqual([
+      { type: 'reasoning', text: 'Think' },
+      { type: 'reasoning', text: ' twice' },
+    ]);
+  });
+
+  it('should make two calls of two named tool-call fragments that have neither id nor index', async () => {
+    const call = (args: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ function: { name: 'get_time', arguments: args } }] } }] })}\n\n`;
+    const { events } = await run(
+      (_request, response) =>
+        void response.writeHead(200, sseHeaders).end(`${call('{"city":"Tokyo"}')}${call('{"city":"Oslo"}')}${contentChunk('', 'tool_calls')}data: [DONE]\n\n`),
+    );
+    expect(events.filter((event) => event.type === 'tool-call')).toEqual([
+      { type: 'tool-call', index: 0, name: 'get_time', argumentsDelta: '{"city":"Tokyo"}' },
+      { type: 'tool-call', index: 1, name: 'get_time', argumentsDelta: '{"city":"Oslo"}' },
+    ]);
+  });
+
+  it('should fail with the upstream\'s message on an `{"object":"error"}` data line', async () => {
+    const failure = `data: ${JSON.stringify({ object: 'error', message: 'The model crashed.', type: 'InternalServerError', param: null, code: 'model_crash' })}\n\n`;
+    await expect(run((_request, response) => void response.writeHead(200, sseHeaders).end(`${contentChunk('Hi')}${failure}data: [DONE]\n\n`))).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: 'The model server failed during the answer: The model crashed.',
+    });
+  });
+
   it('should read a spec-only thought trace, whose data is just {"delta": …}', async () => {
     const { events } = await run(
       (_request, response) =>
