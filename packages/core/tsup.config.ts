@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/node.ts', 'src/dialect.ts'],
+  entry: ['src/index.ts', 'src/host.ts', 'src/node.ts', 'src/dialect.ts'],
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,

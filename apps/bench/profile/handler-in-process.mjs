@@ -4,10 +4,12 @@ import { createChatHandler } from '@quantum-chat/core';
 import { createFixedEngine, jsonRequestBody, requestHeaders } from '../src/lib/fixtures.mjs';
 const handler = createChatHandler({ engine: createFixedEngine() });
 const bytes = Buffer.from(jsonRequestBody);
-// The signal is made on first read, as the adapters make it (`createNodeChatRequest`).
+// The request is its own connection, as the Node bridge makes it (`createNodeChatRequest`).
 class BenchRequest {
-  method = 'POST'; path = '/chat/completions'; headers = requestHeaders; body = { kind: 'bytes', bytes };
-  get signal() { return new AbortController().signal; }
+  method = 'POST'; path = '/chat/completions'; headers = requestHeaders; body = { kind: 'bytes', bytes }; closed = false;
+  get connection() { return this; }
+  onClose() { return () => undefined; }
+  destroy() {}
 }
 async function once() {
   const r = await handler.handle(new BenchRequest());

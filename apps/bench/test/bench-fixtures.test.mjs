@@ -2,6 +2,7 @@
 // run without timing anything: the three decoders agree on the stream, the three encoders
 // write the same bytes, and the bare routes' frames are the handler's frames.
 import { createChatHandler, createSseDecoder } from '@quantum-chat/core';
+import { connectionFromSignal } from '@quantum-chat/core/host';
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { createChatStream, createLongEvent, cutBytes, cutText } from '../src/lib/chat-stream.mjs';
@@ -53,7 +54,7 @@ describe('the bare routes', () => {
       path: '/chat/completions',
       headers: requestHeaders,
       body: { kind: 'text', text: streamRequestBody },
-      signal: new AbortController().signal,
+      connection: connectionFromSignal(new AbortController().signal, () => undefined),
     });
     let ours = '';
     for await (const frame of response.events) ours += frame;

@@ -1,4 +1,4 @@
-import { toErrorHttpResponse } from '@quantum-chat/core';
+import { toErrorHttpResponse } from '@quantum-chat/core/host';
 import type { FastifyReply } from 'fastify';
 
 /**

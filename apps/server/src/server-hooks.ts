@@ -1,14 +1,8 @@
-import { bodyRejectionError, QuantumChatError } from '@quantum-chat/core';
+import { QuantumChatError } from '@quantum-chat/core';
+import { hostStatusError, unknownUrlError } from '@quantum-chat/core/host';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './send-error.js';
 import type { ShutdownState } from './shutdown-state.js';
-
-/** Fastify's own 4xx errors (bodies it refused before a handler ran), in our envelope. */
-function clientFailure(status: number): QuantumChatError {
-  if (status === 413) return bodyRejectionError('too-large');
-  if (status === 415) return new QuantumChatError('unsupported_media_type', 'Unsupported content type; send application/json.');
-  return bodyRejectionError('unreadable');
-}
 
 /**
  * Hooks for every route, the chat plugins included: the request id travels to the core and
@@ -37,13 +31,13 @@ export function registerServerHooks(app: FastifyInstance, shutdown: ShutdownStat
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?', 1)[0] ?? '/';
-    return sendError(reply, new QuantumChatError('unknown_url', `Unknown request URL: ${request.method} ${path.slice(0, 200)}.`));
+    return sendError(reply, unknownUrlError(request.method, request.url.split('?', 1)[0] ?? '/'));
   });
 
   app.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    return sendError(reply, status < 500 ? clientFailure(status) : error);
+    // Fastify's own 4xx (a body it refused before any route ran), worded as the core words it.
+    return sendError(reply, status < 500 ? hostStatusError(status, request) : error);
   });
 }

@@ -26,6 +26,11 @@ export const caseFileSchema = z
         bodyText: z.string().optional(),
         /** Raw bytes, for bodies that are not valid UTF-8. */
         bodyBase64: z.base64().optional(),
+        /**
+         * Pad the body with JSON whitespace (spaces after it) to exactly this many bytes: large
+         * bodies without a large file.
+         */
+        padToBytes: z.number().int().positive().optional(),
         /** Sign the body bytes as `x-service-signature` with the core's `signRequestBody`. */
         sign: z.strictObject({ secret: z.string().min(1), timestampSeconds: z.number().int().nonnegative() }).optional(),
       })

@@ -92,7 +92,17 @@ function groupFiles(directory: string): { groups: Map<string, Map<Suffix, string
   return { groups, files };
 }
 
-function requestBody(file: string, request: CaseFile["request"]): Uint8Array<ArrayBuffer> | undefined {
+/** The body bytes, padded with spaces to `padToBytes` when the case asks. */
+function requestBody(file: string, request: CaseFile['request']): Uint8Array<ArrayBuffer> | undefined {
+  const bytes = unpaddedBody(file, request);
+  if (request.padToBytes === undefined) return bytes;
+  if (bytes === undefined || bytes.byteLength > request.padToBytes) fail(file, 'padToBytes needs a body no larger than it');
+  const padded = new Uint8Array(request.padToBytes).fill(0x20);
+  padded.set(bytes);
+  return padded;
+}
+
+function unpaddedBody(file: string, request: CaseFile['request']): Uint8Array<ArrayBuffer> | undefined {
   if (request.body !== undefined) return new TextEncoder().encode(JSON.stringify(request.body));
   if (request.bodyText !== undefined) return new TextEncoder().encode(request.bodyText);
   if (request.bodyBase64 !== undefined) return Uint8Array.from(Buffer.from(request.bodyBase64, 'base64'));

@@ -67,6 +67,7 @@ export const requirements = {
   'validation.content-part-unsupported': server('decisions §2', 'A content part other than text is 400 unsupported_value.'),
   // Bodies
   'body.too-large': server('decisions §2', 'A body over the limit is 413 request_too_large.'),
+  'body.limit-is-the-handlers': server('decisions §2', 'The body limit is the handler option, honoured by every host: a body over the default 1 MiB but under the handler limit is served.'),
   'body.unsupported-media-type': server('decisions §2', 'A content type other than JSON is 415 unsupported_media_type.'),
   'body.nesting-too-deep': server('decisions §2', 'Nesting deeper than 64 is 400 nesting_too_deep.'),
   'body.prototype-key': server('decisions §2', 'A `__proto__` key, or `constructor` holding `prototype`, at any depth is 400 invalid_json.'),

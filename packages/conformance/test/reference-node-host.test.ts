@@ -12,7 +12,7 @@ runServerConformance('node-http', async (options) => {
     const pathname = (req.url ?? '/').split('?', 1)[0]!;
     const mounted = pathname.startsWith('/v1/');
     const path = mounted ? pathname.slice('/v1'.length) : pathname;
-    const request = await readChatRequest(req, res, { path, basePath: mounted ? '/v1' : '', ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}) });
+    const request = await readChatRequest(req, res, { path, basePath: mounted ? '/v1' : '' });
     await writeChatResponse(res, await handler.handle(request));
   });
   server.listen(0, '127.0.0.1');

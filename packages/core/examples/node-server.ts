@@ -5,8 +5,8 @@ import { createReferenceEngine } from '@quantum-chat/engine-reference';
 
 const handler = createChatHandler({ engine: createReferenceEngine() });
 
-// Plain node:http: the bridge reads the body under the size limit, wires the abort signal to
-// the socket, and writes JSON or Server-Sent Events with backpressure.
+// Plain node:http: the bridge hands the body to the core unread (read under the handler's limit),
+// makes the response the client connection, and writes JSON or Server-Sent Events with backpressure.
 const server = createServer(async (req, res) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const request = await readChatRequest(req, res, { path: url.pathname.replace(/^\/v1(?=\/|$)/, '') || '/' });

@@ -1,22 +1,16 @@
 // @quantum-chat/core: the whole Quantum chat-completions protocol and no host.
 // Adapters wrap `createChatHandler`; clients reuse the schemas, the SSE codec and the
-// tool-call accumulator.
+// tool-call accumulator. What only hosts need (the request/response contract, shared
+// plumbing) is on `@quantum-chat/core/host`; the Node bridge on `@quantum-chat/core/node`.
 
-/** The framework-neutral handler and its plain-data request/response. */
-export { createChatHandler, resolveRequestId } from './http/create-chat-handler.js';
+/** The framework-neutral handler. */
+export { createChatHandler } from './http/create-chat-handler.js';
 export type { ChatHandlerOptions, ChatRequestRecord } from './http/create-chat-handler.js';
-export type {
-  ChatHandler,
-  ChatHttpRequest,
-  ChatHttpRequestBody,
-  ChatHttpResponse,
-  ChatHttpBodyResponse,
-  ChatHttpStreamResponse,
-} from './http/chat-http-types.js';
+export type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './http/chat-http-types.js';
 export type { StreamFormat } from './http/stream-frame-encoder.js';
 export { validateChatRequest } from './http/validate-chat-request.js';
 export type { ValidatedChatRequest } from './http/validate-chat-request.js';
-export { defaultMaxBodyBytes, bodyRejectionError } from './http/read-request-body.js';
+export { defaultMaxBodyBytes } from './http/read-request-body.js';
 export { maxJsonDepth } from './http/parse-json-body.js';
 
 /** The engine interface a model runtime implements. */
@@ -75,7 +69,7 @@ export { QuantumChatError } from './errors/quantum-chat-error.js';
 export type { QuantumChatErrorOptions } from './errors/quantum-chat-error.js';
 export { errorCodes, describeErrorCode, isErrorCode } from './errors/error-codes.js';
 export type { ErrorCode, ErrorType } from './errors/error-codes.js';
-export { toErrorEnvelope, toErrorResponseParts, toErrorHttpResponse } from './errors/to-error-envelope.js';
+export { toErrorEnvelope } from './errors/to-error-envelope.js';
 
 /** Keys, access control and request signatures. */
 export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } from './auth/parse-api-key.js';

@@ -1,10 +1,13 @@
-// @quantum-chat/core/node: the bridge adapters share between Node's http objects and the
-// core. Typed structurally, so the core still imports nothing from `node:`.
+// @quantum-chat/core/node: the bridge between Node's http objects and the core, plus the
+// host contract of `@quantum-chat/core/host` (re-exported, so a Node host imports one entry).
+// Typed structurally, so the core still imports nothing from `node:`.
 
-/** Read a Node request into the core's plain request. */
+export * from './host.js';
+
+/** Read a Node request into the core's request (its body handed over unread). */
 export { readChatRequest } from './node/read-chat-request.js';
 export type { ReadChatRequestOptions } from './node/read-chat-request.js';
-/** The core's request for a Node response, its signal aborted when the client leaves. */
+/** The core's request for a Node response, the response being its client connection. */
 export { createNodeChatRequest } from './node/node-chat-request.js';
 export type { ChatHttpRequestFields } from './node/node-chat-request.js';
 /** Write the core's response to a Node response, honouring backpressure. */
@@ -13,5 +16,3 @@ export type { NodeIncomingMessageLike, NodeServerResponseLike } from './node/nod
 /** Write SSE frames to any Node writable with backpressure (hosts that stream through their own Readable). */
 export { writeFrames } from './node/write-frames.js';
 export type { FrameDestinationLike } from './node/write-frames.js';
-/** For hosts that stream through their own writer: close the connection of a stalled stream. */
-export { onStreamStalled } from './http/stream-stall.js';

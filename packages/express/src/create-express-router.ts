@@ -1,14 +1,7 @@
 // Adapter authors: this file only converts between Express and the core. Routing, body
 // rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
-import {
-  bodyRejectionError,
-  createChatHandler,
-  resolveRequestId,
-  toErrorHttpResponse,
-  type ChatHandler,
-  type ChatHandlerOptions,
-} from '@quantum-chat/core';
-import { readChatRequest, writeChatResponse } from '@quantum-chat/core/node';
+import { createChatHandler, type ChatHandler, type ChatHandlerOptions } from '@quantum-chat/core';
+import { bodyRejectionError, readChatRequest, resolveRequestId, toErrorHttpResponse, writeChatResponse } from '@quantum-chat/core/node';
 import { Router, type ErrorRequestHandler, type Request } from 'express';
 
 export interface ExpressRouterOptions extends ChatHandlerOptions {

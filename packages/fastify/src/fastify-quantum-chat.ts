@@ -1,29 +1,23 @@
 // Adapter authors: this file only converts between Fastify and the core. Routing, body
 // rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
-import {
-  createChatHandler,
-  defaultMaxBodyBytes,
-  toErrorHttpResponse,
-  type ChatHandler,
-  type ChatHandlerOptions,
-  type ChatHttpRequestBody,
-  type ChatHttpResponse,
-} from '@quantum-chat/core';
-import { createNodeChatRequest, onStreamStalled, readChatRequest } from '@quantum-chat/core/node';
+import { createChatHandler, type ChatHandler, type ChatHandlerOptions } from '@quantum-chat/core';
+import { createNodeChatRequest, readChatRequest, toErrorHttpResponse, type ChatHttpRequestBody, type ChatHttpResponse } from '@quantum-chat/core/node';
 import { FramesReadable } from './frames-readable.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Handler options, or an existing handler as `{ handler }` (one handler can serve several hosts). */
-export type FastifyQuantumChatOptions = ChatHandlerOptions | { handler: ChatHandler; maxBodyBytes?: number };
+/**
+ * Handler options, or an existing handler as `{ handler }` (one handler can serve several
+ * hosts). The body limit is the handler's (`maxBodyBytes`) either way.
+ */
+export type FastifyQuantumChatOptions = ChatHandlerOptions | { handler: ChatHandler };
 
 function send(reply: FastifyReply, response: ChatHttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
   // Through reply.send, so other plugins' hooks and headers (CORS, ...) still apply.
   if (!('events' in response)) return reply.send(response.body);
-  const body = new FramesReadable(response.events);
-  // A stream the core gave up on (the client stopped reading): Fastify destroys the socket.
-  onStreamStalled(response.events, (error) => body.destroy(error));
-  return reply.send(body);
+  // A stream the core gives up on (its client stopped reading) is closed through the request's
+  // connection (`reply.raw.destroy()`); the readable then ends with the socket.
+  return reply.send(new FramesReadable(response.events));
 }
 
 /**
@@ -35,7 +29,7 @@ function send(reply: FastifyReply, response: ChatHttpResponse): FastifyReply {
  */
 export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> = async (fastify, options) => {
   const handler = 'handler' in options ? options.handler : createChatHandler(options);
-  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const { maxBodyBytes } = handler;
   const prefix = fastify.prefix;
 
   fastify.removeAllContentTypeParsers();

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import { createChatHandler } from '@quantum-chat/core';
-import { readChatRequest, writeChatResponse } from '@quantum-chat/core/node';
+import { connectionFromSignal, readChatRequest, writeChatResponse } from '@quantum-chat/core/node';
 import { createExpressRouter } from '@quantum-chat/express';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import express from 'express';
@@ -26,7 +26,7 @@ const sample = await createChatHandler({ engine: createFixedEngine() }).handle({
   path: '/chat/completions',
   headers: requestHeaders,
   body: { kind: 'text', text: jsonRequestBody },
-  signal: new AbortController().signal,
+  connection: connectionFromSignal(new AbortController().signal, () => undefined),
 });
 if (sample.status !== 200 || !('body' in sample)) throw new Error(`the handler answered ${sample.status}: ${JSON.stringify(sample)}`);
 const jsonBytes = sample.body;

@@ -1,4 +1,7 @@
-/** What a host hands the core: plain data, no framework types. */
+/**
+ * The host contract: what a host hands the core and gets back. Plain data and two small
+ * interfaces, no framework types and no hidden channels; the core README documents it.
+ */
 export interface ChatHttpRequest {
   method: string;
   /** Path below the mount point, query stripped: "/chat/completions", "/models". */
@@ -11,13 +14,18 @@ export interface ChatHttpRequest {
   basePath?: string;
   /** Node's header shape (lower-case names), which Express and Fastify already have. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** Raw bytes are preferred: signatures are computed over them and UTF-8 is checked on them. */
+  /**
+   * The body. Hand it over unread when you can (`kind: 'unread'`): the core then reads it under
+   * its own `maxBodyBytes`, so the limit is the handler's whatever the host. Raw bytes are
+   * preferred over text: signatures are computed over them and UTF-8 is checked on them.
+   */
   body: ChatHttpRequestBody;
-  /** Aborts when the client goes away; the engine stops generating. */
-  signal: AbortSignal;
+  /** The client's connection: how the core learns that the client left, and closes a stalled stream. */
+  connection: ClientConnection;
 }
 
-export type ChatHttpRequestBody =
+/** A body the host has read (or refused), as the core checks it. */
+export type ChatHttpReadBody =
   | { kind: 'bytes'; bytes: Uint8Array }
   | { kind: 'text'; text: string }
   /** An upstream body parser (a global `express.json()`) already consumed the stream. */
@@ -25,6 +33,34 @@ export type ChatHttpRequestBody =
   /** The host refused the body itself; the core writes the 413/400 envelope. */
   | { kind: 'rejected'; reason: 'too-large' | 'unreadable' | 'invalid-json' }
   | { kind: 'empty' };
+
+export type ChatHttpRequestBody =
+  | ChatHttpReadBody
+  /**
+   * Not read yet: the core calls `read` at most once, with its `maxBodyBytes`, and only for
+   * routes that take a body. `read` stops reading past the limit and resolves `rejected`
+   * (`too-large`); it never rejects.
+   */
+  | { kind: 'unread'; read(maxBodyBytes: number): Promise<ChatHttpReadBody> };
+
+/**
+ * One client connection, as the host sees it. Implemented without an `AbortController` (the
+ * Node bridge watches the response's `close` event), because a signal per request is a
+ * measurable cost on the JSON path; a host that has a signal anyway can use
+ * `connectionFromSignal`.
+ */
+export interface ClientConnection {
+  /** True once the client has gone: the connection closed before the response ended. */
+  readonly closed: boolean;
+  /** Calls `listener` once when the client goes (at once if it has); returns a function that removes it. */
+  onClose(listener: () => void): () => void;
+  /**
+   * Closes the connection at once, without ending the response. The core calls it when a
+   * stream's client read nothing for `stallTimeoutMs` (its socket is full, so a host parked
+   * on `drain` would wait forever); by then the engine is stopped and the request settled.
+   */
+  destroy(): void;
+}
 
 /** What the core hands back: either a finished body or a stream of encoded SSE frames. */
 export type ChatHttpResponse = ChatHttpBodyResponse | ChatHttpStreamResponse;
@@ -39,8 +75,9 @@ export interface ChatHttpStreamResponse {
   status: number;
   headers: Readonly<Record<string, string>>;
   /**
-   * Complete SSE frames. Ending the loop early (`return()`) aborts the engine, as does the
-   * request's `signal`.
+   * Complete SSE frames, to write in order. Ending the loop early (`return()`) stops the
+   * engine, as does the connection closing. After the core gave up on a stalled stream (and
+   * called `connection.destroy()`), the next pull rejects.
    */
   events: AsyncIterable<string>;
 }
@@ -51,4 +88,9 @@ export interface ChatHandler {
   handle(request: ChatHttpRequest): Promise<ChatHttpResponse>;
   /** The same handler behind a web-standard face: fetch runtimes and in-process tests. */
   fetch(request: Request): Promise<Response>;
+  /**
+   * The body limit (the `maxBodyBytes` option, 1 MiB by default). Every host honours it: hand
+   * the body over unread, or configure your framework's own parser with this limit.
+   */
+  readonly maxBodyBytes: number;
 }

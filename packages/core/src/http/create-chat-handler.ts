@@ -31,7 +31,11 @@ export interface ChatHandlerOptions {
   signatureToleranceSeconds?: number;
   /** The default stream format; a request may ask for `x-stream-format: openai`. */
   streamFormat?: StreamFormat;
-  /** The body limit in bytes; 1 MiB by default. */
+  /**
+   * The body limit in bytes; 1 MiB by default. Part of the host contract: every host honours
+   * it (the core reads an `unread` body under it; hosts that parse bodies themselves read
+   * `handler.maxBodyBytes`).
+   */
   maxBodyBytes?: number;
   /** Idle time before a `: keep-alive` comment on a stream; 15 s by default, 0 turns it off. */
   keepAliveIntervalMs?: number;
@@ -135,7 +139,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
 
   async function createCompletion(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> {
     if (options.shutdownSignal?.aborted) throw new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.');
-    const body = readRequestBody(request, maxBodyBytes);
+    const read = readRequestBody(request, maxBodyBytes);
+    const body = read instanceof Promise ? await read : read;
     const principal = (await authenticateRequest(request, body.bytes, authSettings, true))!;
     const validated = validateChatRequest(body.value);
     const model = registry!.get(validated.engineRequest.model);
@@ -162,7 +167,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       engine,
       request: engineRequest,
       requestId,
-      client: request,
+      client: request.connection,
       shutdownSignal: options.shutdownSignal,
       generateId,
       createdSeconds: Math.floor(now() / 1000),
@@ -228,5 +233,5 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     }
   }
 
-  return { handle, fetch: toFetchHandler(handle) };
+  return { handle, fetch: toFetchHandler(handle), maxBodyBytes };
 }

@@ -1,4 +1,4 @@
-import { createStreamStalledError, stallSubscribe, type StallListener } from './stream-stall.js';
+import { StreamStalledError } from './stream-stall.js';
 
 /** What a frame stream asks of its owner. @internal */
 export interface FrameStreamHooks<Event> {
@@ -10,7 +10,7 @@ export interface FrameStreamHooks<Event> {
   onFinished(): void;
   /** The frame telling the client how the stream failed, or `undefined` when nobody can read one. */
   failure(error: unknown): string | undefined;
-  /** The consumer stopped pulling for longer than the stall timeout. */
+  /** The consumer stopped pulling for longer than the stall timeout: stop the engine, close the connection. */
   onStalled(error: Error): void;
   /** The stream ended, however it ended (runs once). */
   onEnded(): void;
@@ -56,7 +56,6 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   #closing = false;
   #ended = false;
   #stalled: Error | undefined;
-  #listeners: Set<StallListener> | undefined;
   /** When the consumer started waiting for the engine (keep-alive). */
   #silentSince = 0;
   /** When the consumer was last handed a frame (stall). */
@@ -102,12 +101,6 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   return(): Promise<IteratorResult<string>> {
     this.#end();
     return Promise.resolve(done);
-  }
-
-  /** Host side of `onStreamStalled`. */
-  [stallSubscribe](listener: StallListener): () => void {
-    (this.#listeners ??= new Set()).add(listener);
-    return () => this.#listeners?.delete(listener);
   }
 
   /** Serves the waiting consumer from what is at hand, or asks the engine for its next event. */
@@ -231,16 +224,9 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   };
 
   #stall(): void {
-    const error = createStreamStalledError(this.#options.stallTimeoutMs);
+    const error = new StreamStalledError(this.#options.stallTimeoutMs);
     this.#stalled = error;
     this.#hooks.onStalled(error);
     this.#end();
-    for (const listener of this.#listeners ?? []) {
-      try {
-        listener(error);
-      } catch {
-        // One host listener failing must not keep the others from closing the connection.
-      }
-    }
   }
 }

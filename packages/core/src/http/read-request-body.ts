@@ -1,5 +1,5 @@
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import type { ChatHttpRequest } from './chat-http-types.js';
+import type { ChatHttpReadBody, ChatHttpRequest } from './chat-http-types.js';
 import { checkParsedBody, decodeUtf8Body, parseJsonBody } from './parse-json-body.js';
 
 /** The default body limit: 1 MiB (decisions §2). */
@@ -28,6 +28,10 @@ function tooLarge(maxBodyBytes: number): QuantumChatError {
   return new QuantumChatError('request_too_large', `The request body is larger than ${maxBodyBytes} bytes.`);
 }
 
+function unsupportedMediaType(contentType: string | undefined): QuantumChatError {
+  return new QuantumChatError('unsupported_media_type', `Unsupported content type '${(contentType ?? 'none').slice(0, 100)}'; send application/json.`);
+}
+
 /** The error for a body the host refused itself (its own parser or limit failed). */
 export function bodyRejectionError(reason: 'too-large' | 'unreadable' | 'invalid-json', maxBodyBytes = defaultMaxBodyBytes): QuantumChatError {
   if (reason === 'too-large') return tooLarge(maxBodyBytes);
@@ -36,20 +40,31 @@ export function bodyRejectionError(reason: 'too-large' | 'unreadable' | 'invalid
 }
 
 /**
- * Reads a POST body under the rules of decisions §2, in their order: size (413), content
- * type (415), encoding, depth and JSON (400).
+ * The error for a request a host's framework refused by status before the handler saw it
+ * (its own body limit, content-type check or parser): the same code and wording the core
+ * would have given.
  */
-export function readRequestBody(request: ChatHttpRequest, maxBodyBytes: number): ReadBody {
-  const { body } = request;
+export function hostStatusError(status: number, request: { headers?: ChatHttpRequest['headers']; maxBodyBytes?: number } = {}): QuantumChatError {
+  if (status === 413) return tooLarge(request.maxBodyBytes ?? defaultMaxBodyBytes);
+  if (status === 415) return unsupportedMediaType(request.headers === undefined ? undefined : headerValue(request.headers, 'content-type'));
+  return bodyRejectionError('unreadable');
+}
+
+/**
+ * Checks a POST body under the rules of decisions §2, in their order: size (413), content
+ * type (415), encoding, depth and JSON (400). An `unread` body is read first (see
+ * `readRequestBody`).
+ */
+export function checkRequestBody(headers: ChatHttpRequest['headers'], body: ChatHttpReadBody, maxBodyBytes: number): ReadBody {
   if (body.kind === 'rejected') throw bodyRejectionError(body.reason, maxBodyBytes);
   if (body.kind === 'bytes' && body.bytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
   if (body.kind === 'text' && body.text.length > maxBodyBytes) throw tooLarge(maxBodyBytes);
-  const contentType = headerValue(request.headers, 'content-type');
+  const contentType = headerValue(headers, 'content-type');
   if (!isJsonContentType(contentType)) {
     if (body.kind === 'empty' && contentType === undefined) {
       throw new QuantumChatError('invalid_json', 'The request body is empty; send a JSON object with content-type application/json.');
     }
-    throw new QuantumChatError('unsupported_media_type', `Unsupported content type '${(contentType ?? 'none').slice(0, 100)}'; send application/json.`);
+    throw unsupportedMediaType(contentType);
   }
   switch (body.kind) {
     case 'empty':
@@ -64,6 +79,17 @@ export function readRequestBody(request: ChatHttpRequest, maxBodyBytes: number):
     case 'bytes':
       return { value: parseJsonBody(decodeUtf8Body(body.bytes)), bytes: body.bytes };
   }
+}
+
+
+/**
+ * Reads and checks a POST body: an `unread` one under the handler's limit (the only await on
+ * this path, and only for hosts that hand the body over unread), anything else at once.
+ */
+export function readRequestBody(request: ChatHttpRequest, maxBodyBytes: number): ReadBody | Promise<ReadBody> {
+  const { body } = request;
+  if (body.kind !== 'unread') return checkRequestBody(request.headers, body, maxBodyBytes);
+  return body.read(maxBodyBytes).then((read) => checkRequestBody(request.headers, read, maxBodyBytes));
 }
 
 export { headerValue };

@@ -5,7 +5,8 @@ import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
 import type { ToolCall } from '../schemas/tool-call.js';
 import { encodeCompletionBody } from './completion-body.js';
-import { clientClosedError, clientPresence, isClientGone, watchClient, type WatchedClient } from './client-presence.js';
+import type { ClientConnection } from './chat-http-types.js';
+import { clientClosedError } from './client-connection.js';
 import { FrameStream } from './frame-stream.js';
 import { createStreamFrameEncoder, type StreamFormat } from './stream-frame-encoder.js';
 import { createToolCallIndexer } from './tool-call-indexer.js';
@@ -16,10 +17,11 @@ export interface RunSettings {
   request: ChatEngineRequest;
   requestId: string;
   /**
-   * The client's request, for its signal (read only when needed: hosts make it lazily); the
-   * engine gets a signal of its own, aborted by this one or by an early stop.
+   * The client's connection: watched only when needed (an engine reads its signal, or a
+   * stream starts); the engine gets a signal of its own, aborted when the client goes or by
+   * an early stop.
    */
-  client: WatchedClient;
+  client: ClientConnection;
   /** Aborted when the server shuts down: open requests end with a `shutting_down` error. */
   shutdownSignal?: AbortSignal | undefined;
   generateId: GenerateId;
@@ -85,7 +87,7 @@ function engineEndedEarly(): QuantumChatError {
 
 /** What a failure becomes: a server shutdown outranks whatever the aborted engine threw. */
 function explainFailure(settings: RunSettings, error: unknown): unknown {
-  if (settings.shutdownSignal?.aborted && !isClientGone(settings.client)) {
+  if (settings.shutdownSignal?.aborted && !settings.client.closed) {
     return new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.', { cause: error });
   }
   return error;
@@ -120,9 +122,7 @@ class EngineRun {
   #stopped = false;
   #stopReason: unknown = undefined;
   readonly #onClientGone = () => {
-    const { client } = this.#settings;
-    // The host's own reason when it gave a signal; the core's wording when it watched cheaply.
-    this.#controller!.abort(client[clientPresence] === undefined ? client.signal.reason : clientClosedError());
+    this.#controller!.abort(clientClosedError());
   };
   #onShutdown: (() => void) | undefined = undefined;
 
@@ -149,7 +149,7 @@ class EngineRun {
       this.#onShutdown = () => controller.abort(shutdownSignal.reason);
       shutdownSignal.addEventListener('abort', this.#onShutdown, { once: true });
     }
-    if (!controller.signal.aborted) this.#unwatchClient = watchClient(this.#settings.client, this.#onClientGone);
+    if (!controller.signal.aborted) this.#unwatchClient = this.#settings.client.onClose(this.#onClientGone);
     return controller.signal;
   }
 
@@ -303,7 +303,7 @@ function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, 
     settle(true);
     run.stop();
   };
-  const unwatchClient = watchClient(settings.client, onClientGone);
+  const unwatchClient = settings.client.onClose(onClientGone);
 
   return new FrameStream(
     iterator,
@@ -321,11 +321,17 @@ function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, 
       failure(error) {
         settle(true);
         // The client that left cannot read an error frame; anyone else gets one.
-        return isClientGone(settings.client) ? undefined : encoder.error(toErrorEnvelope(explainFailure(settings, error)));
+        return settings.client.closed ? undefined : encoder.error(toErrorEnvelope(explainFailure(settings, error)));
       },
       onStalled(error) {
         settle(true);
         run.stop(error);
+        // The host may be parked on a full socket: only closing the connection frees it.
+        try {
+          settings.client.destroy();
+        } catch {
+          // A host whose destroy throws must not take the timer (and the process) down.
+        }
       },
       onEnded() {
         unwatchClient();

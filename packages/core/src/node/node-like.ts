@@ -7,6 +7,7 @@ export interface NodeIncomingMessageLike {
   url?: string | undefined;
   headers: Record<string, string | string[] | undefined>;
   readonly readableEnded?: boolean;
+  readonly destroyed?: boolean;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
@@ -29,4 +30,6 @@ export interface NodeServerResponseLike {
   off?(event: 'drain' | 'close', listener: () => void): unknown;
   /** Present when `compression` is installed: pushes buffered bytes out now. */
   flush?(): void;
+  /** Closes the socket at once (a stalled stream). */
+  destroy?(error?: Error): unknown;
 }

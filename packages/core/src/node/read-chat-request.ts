@@ -1,5 +1,4 @@
-import type { ChatHttpRequest, ChatHttpRequestBody } from '../http/chat-http-types.js';
-import { defaultMaxBodyBytes } from '../http/read-request-body.js';
+import type { ChatHttpReadBody, ChatHttpRequest } from '../http/chat-http-types.js';
 import { createNodeChatRequest } from './node-chat-request.js';
 import type { NodeIncomingMessageLike, NodeServerResponseLike } from './node-like.js';
 
@@ -10,6 +9,11 @@ export interface ReadChatRequestOptions {
   basePath?: string;
   /** A body a host parser already consumed (`req.body` after `express.json()`). */
   parsedBody?: unknown;
+  /**
+   * Read the body now, under this limit, instead of handing it over unread (the core then
+   * reads it under the handler's `maxBodyBytes`, which is what you want unless your host has
+   * a stricter limit of its own).
+   */
   maxBodyBytes?: number;
 }
 
@@ -25,13 +29,15 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
 }
 
 /** Reads the body as bytes under a limit; past it, stops reading and reports `too-large`. */
-function readBody(req: NodeIncomingMessageLike, maxBodyBytes: number): Promise<ChatHttpRequestBody> {
+function readBody(req: NodeIncomingMessageLike, maxBodyBytes: number): Promise<ChatHttpReadBody> {
   if (req.readableEnded) return Promise.resolve({ kind: 'empty' });
+  // The client left before the core asked for the body: its 'close' has fired already.
+  if (req.destroyed === true) return Promise.resolve({ kind: 'rejected', reason: 'unreadable' });
   return new Promise((resolve) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
     let done = false;
-    const finish = (body: ChatHttpRequestBody) => {
+    const finish = (body: ChatHttpReadBody) => {
       if (done) return;
       done = true;
       resolve(body);
@@ -53,9 +59,9 @@ function readBody(req: NodeIncomingMessageLike, maxBodyBytes: number): Promise<C
 }
 
 /**
- * Turns a Node request into the core's request: headers as they are, the body as raw bytes
- * under a limit, and a signal that aborts when the response closes before it ended (the
- * client went away).
+ * Turns a Node request into the core's request: headers as they are, the body handed over
+ * unread (the core reads it as raw bytes under the handler's limit, and only on routes that
+ * take one), and the response as the client connection.
  *
  * @example
  * const request = await readChatRequest(req, res, { path: '/chat/completions', basePath: '/v1' });
@@ -74,7 +80,8 @@ export async function readChatRequest(
     headers: req.headers,
     body: { kind: 'empty' },
   });
-  request.body =
-    options.parsedBody !== undefined ? { kind: 'parsed', value: options.parsedBody } : await readBody(req, options.maxBodyBytes ?? defaultMaxBodyBytes);
+  if (options.parsedBody !== undefined) request.body = { kind: 'parsed', value: options.parsedBody };
+  else if (options.maxBodyBytes !== undefined) request.body = await readBody(req, options.maxBodyBytes);
+  else request.body = { kind: 'unread', read: (maxBodyBytes) => readBody(req, maxBodyBytes) };
   return request;
 }

@@ -1,18 +1,15 @@
-import { isStreamStalledError, onStreamStalled } from '../http/stream-stall.js';
 import type { ChatHttpResponse } from '../http/chat-http-types.js';
 import type { NodeServerResponseLike } from './node-like.js';
 import { writeFrames } from './write-frames.js';
-
-/** Node's `ServerResponse.destroy()`, which closes the socket (not in the structural type). */
-type DestroyableResponse = NodeServerResponseLike & { destroy?(error?: Error): unknown };
 
 /**
  * Writes the core's response to a Node response. Streams are written frame by frame: the
  * writer waits for `drain` when the socket is full (so a slow reader stops the engine
  * rather than filling memory) and calls `flush()` after each frame, because `compression`
- * would otherwise hold SSE frames back. A stream ends with `end()`; one the core gave up on
- * (its client stopped reading past `stallTimeoutMs`) or that failed closes the connection
- * instead, since it cannot be ended truthfully. It never rejects for a stalled stream.
+ * would otherwise hold SSE frames back. A stream ends with `end()`. One the core gave up on
+ * (its client stopped reading past `stallTimeoutMs`) was already closed through the request's
+ * connection; one that fails while writing closes the connection, since it cannot be ended
+ * truthfully, and rejects.
  *
  * @example
  * await writeChatResponse(res, await handler.handle(request));
@@ -24,9 +21,6 @@ export async function writeChatResponse(res: NodeServerResponseLike, response: C
     res.end(response.body);
     return;
   }
-  const destroy = (error?: Error) => (res as DestroyableResponse).destroy?.(error);
-  // The writer may be parked on `drain` that never comes: the core tells us to close instead.
-  const unsubscribe = onStreamStalled(response.events, () => destroy());
   res.writeHead(response.status);
   res.flush?.();
   const iterator = response.events[Symbol.asyncIterator]();
@@ -35,10 +29,11 @@ export async function writeChatResponse(res: NodeServerResponseLike, response: C
     await writeFrames(res, iterator);
   } catch (error) {
     failed = true;
-    destroy();
-    if (!isStreamStalledError(error)) throw error;
+    // Already destroyed: the core gave up on a stalled stream, or the client left.
+    const gone = res.destroyed === true;
+    res.destroy?.();
+    if (!gone) throw error;
   } finally {
-    unsubscribe();
     // Stops the engine when the loop ended early (client gone); a no-op after a normal end.
     await iterator.return?.();
     if (!failed && !res.writableEnded && !res.destroyed) res.end();

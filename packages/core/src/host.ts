@@ -1,0 +1,26 @@
+// @quantum-chat/core/host: the host contract and the plumbing hosts share, for anyone who
+// puts the handler behind a server of their own (the Express and Fastify adapters, the Node
+// bridge, a custom runtime). Apps that only mount an adapter or call `handler.fetch` need none
+// of it. Runtime-neutral: imports nothing from `node:`.
+
+/** The contract: what a host hands `handler.handle` and gets back (see the core README). */
+export type {
+  ChatHandler,
+  ChatHttpRequest,
+  ChatHttpRequestBody,
+  ChatHttpReadBody,
+  ChatHttpResponse,
+  ChatHttpBodyResponse,
+  ChatHttpStreamResponse,
+  ClientConnection,
+} from './http/chat-http-types.js';
+export { connectionFromSignal } from './http/client-connection.js';
+
+/** The request id every response carries: a sane incoming `x-request-id`, or a new one. */
+export { resolveRequestId } from './http/create-chat-handler.js';
+
+/** Errors a host writes itself, in the core's envelope and wording. */
+export { bodyRejectionError, hostStatusError } from './http/read-request-body.js';
+export { unknownUrlError } from './http/route-request.js';
+export { toErrorResponseParts, toErrorHttpResponse } from './errors/to-error-envelope.js';
+export type { ErrorResponseParts } from './errors/to-error-envelope.js';
