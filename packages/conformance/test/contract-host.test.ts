@@ -1,16 +1,17 @@
 /**
  * A host written only from the documented host contract (the core README, "Writing a host"):
- * plain node:http, no `@quantum-chat/core/node` bridge, no hidden hooks. The core must still
- * free a stream whose client stopped reading (it closes the connection through
- * `connection.destroy()`), notice a client that left (`connection.onClose`), and read the body
- * under the handler's own limit.
+ * plain node:http, no `@quantum-chat/core/node` bridge, no hidden hooks. It must pass every
+ * conformance case, and the core must still free a stream whose client stopped reading (it
+ * closes the connection through `connection.destroy()`), notice a client that left
+ * (`connection.onClose`), and read the body under the handler's own limit.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { createChatHandler, generateApiKey, type ChatEngine, type ChatHandler, type ChatRequestRecord } from '@quantum-chat/core';
+import type { ChatHttpReadBody, ClientConnection } from '@quantum-chat/core/host';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChatHandler, generateApiKey, type ChatEngine, type ChatHandler, type ChatRequestRecord } from '../src/index.js';
-import type { ChatHttpReadBody, ClientConnection } from '../src/host.js';
+import { runServerConformance } from '../src/index.js';
 
 /** The contract's connection for a Node response: closed on 'close' before the end, destroyed with the socket. */
 function connectionOf(res: ServerResponse): ClientConnection {
@@ -70,9 +71,12 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
 
 function contractHost(handler: ChatHandler): Server {
   return createServer(async (req, res) => {
+    const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const mounted = pathname === '/v1' || pathname.startsWith('/v1/');
     const response = await handler.handle({
       method: req.method ?? 'GET',
-      path: (req.url ?? '/').split('?', 1)[0]!.replace(/^\/v1(?=\/|$)/, '') || '/',
+      path: (mounted ? pathname.slice('/v1'.length) : pathname) || '/',
+      basePath: mounted ? '/v1' : '',
       headers: req.headers,
       body: { kind: 'unread', read: (maxBodyBytes) => readBody(req, maxBodyBytes) },
       connection: connectionOf(res),
@@ -93,6 +97,19 @@ function contractHost(handler: ChatHandler): Server {
     }
   });
 }
+
+runServerConformance('contract-host', async (options) => {
+  const server = contractHost(createChatHandler(options));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+});
 
 const key = generateApiKey('live');
 
