@@ -65,6 +65,11 @@ export function createPostgresKeyStore(url: string, options: PostgresKeyStoreOpt
     connect_timeout: 2,
     idle_timeout: 60,
     onnotice: () => undefined,
+    // No array types are used: skip the type query each new connection would run.
+    fetch_types: false,
+    // The driver's default waits up to 20 s between connection attempts after a few failures:
+    // a server back after an outage would stay unused that long. At most 500 ms here.
+    backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 0.5),
     // A query that hangs (a lock, a stopped server) must not hold a connection for ever.
     connection: { statement_timeout: 10_000, application_name: 'quantum-chat' },
   });
