@@ -107,6 +107,8 @@ export const expectedCompletionSchema = z.union([
     toolCalls: z.array(collectedToolCallSchema),
     finishReason: z.enum(['stop', 'length', 'tool_calls']),
     usage: collectedUsageSchema.optional(),
+    /** What a reader that splits a leading `<think>` block out of the content rebuilds instead. */
+    thinkTags: z.strictObject({ reasoning: z.string(), content: z.string() }).optional(),
   }),
   z.strictObject({
     ...fixtureMeta,
@@ -114,6 +116,8 @@ export const expectedCompletionSchema = z.union([
       status: z.number().int().optional(),
       code: z.string().optional(),
       type: z.string().optional(),
+      /** The server's message, which the reader must surface. */
+      message: z.string().optional(),
     }),
   }),
 ]);

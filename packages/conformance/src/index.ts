@@ -10,6 +10,8 @@ export { createCaseHandlerOptions, conformanceNow } from './case-handler-options
 /** Client side: every stream fixture, cut at random byte boundaries. */
 export { runClientConformance } from './run-client-conformance.js';
 export type { ClientConformanceOptions } from './run-client-conformance.js';
+export { expectCollected } from './compare-collected.js';
+export type { StreamReaderTraits } from './compare-collected.js';
 export type {
   Collect,
   CollectInput,

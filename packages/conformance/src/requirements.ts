@@ -137,6 +137,12 @@ export const requirements = {
   'client.comments': client('decisions §4.6', 'SSE comment lines (`: ping`, `: keep-alive`) are skipped.'),
   'client.crlf': client('decisions §8', 'CRLF line ends and `data:` without a space are read.'),
   'client.data-error': client('decisions §8', 'An unnamed `data: {"error":…}` mid-stream is an error, even if [DONE] follows.'),
+  'client.object-error': client('decisions §8', 'A `data: {"object":"error",…}` line (vLLM) is an error with the server\'s message, even if [DONE] follows.'),
+  'client.empty-reasoning-content': client('decisions §8', 'An empty reasoning_content beside a non-empty reasoning keeps the reasoning.'),
+  'client.tool-calls-named-without-index': client('decisions §8', 'Whole tool calls with neither index nor id, each named, are separate calls.'),
+  'client.object-arguments': client('decisions §8', 'Tool-call arguments sent as a JSON object are read as its JSON string.'),
+  'client.finish-length': client('decisions §3', 'A stream cut by the token limit ends with finish_reason length.'),
+  'client.think-tags': client('decisions §8', 'A leading <think> block in the content is reasoning for a reader that splits think tags (the upstream engine), and content otherwise.'),
 } as const satisfies Record<string, Requirement>;
 
 /** A requirement id. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Collect } from './collected-completion.js';
-import { expectCollected } from './compare-collected.js';
+import { expectCollected, type StreamReaderTraits } from './compare-collected.js';
 import { conformanceKeys } from './conformance-keys.js';
 import { cutStream, type Cutting } from './cut-bytes.js';
 import { loadClientFixtures, type ClientFixture } from './load-cases.js';
@@ -16,9 +16,11 @@ export interface ClientConformanceOptions {
   fixtures?: ClientFixture[];
   /** Seeded random cuttings per fixture, besides whole, bytewise and awkward; 3 by default. */
   randomCuttings?: number;
+  /** How the reader under test restates a stream by design (the upstream engine: think tags, our finish reasons, own ids and errors). */
+  traits?: StreamReaderTraits;
 }
 
-async function runCutting(fixture: ClientFixture, cutting: Cutting, collect: Collect): Promise<void> {
+async function runCutting(fixture: ClientFixture, cutting: Cutting, collect: Collect, traits: StreamReaderTraits): Promise<void> {
   const server = await startFixtureServer(cutting.pieces);
   try {
     const apiKey = conformanceKeys.eliteLive;
@@ -29,7 +31,7 @@ async function runCutting(fixture: ClientFixture, cutting: Cutting, collect: Col
     expect(sent!.url.split('?')[0], 'path').toBe('/v1/chat/completions');
     expect(sent!.headers.authorization, 'authorization header').toBe(`Bearer ${apiKey}`);
     expect(JSON.parse(sent!.body), 'request body').toMatchObject({ model: fixture.request.model, stream: true });
-    expectCollected(collected, fixture.expected);
+    expectCollected(collected, fixture.expected, traits);
   } finally {
     await server.close();
   }
@@ -37,9 +39,11 @@ async function runCutting(fixture: ClientFixture, cutting: Cutting, collect: Col
 
 /**
  * Registers vitest tests that replay every stream fixture (ours and `dialects/`: what other
- * servers send) to a client, from a 127.0.0.1 server, cut at byte boundaries (whole, one byte
- * at a time, inside every multibyte character, and seeded random cuts). The client's `collect`
- * must rebuild each fixture's `.expected.json`. Test names are `<fixture id> <cutting> [<name>]`.
+ * servers send) to a reader of streams (our client, or the upstream engine reading another
+ * server), from a 127.0.0.1 server, cut at byte boundaries (whole, one byte at a time, inside
+ * every multibyte character, and seeded random cuts). The reader's `collect` must rebuild each
+ * fixture's `.expected.json`, as restated by its `traits`. Test names are
+ * `<fixture id> <cutting> [<name>]`.
  *
  * @example
  * runClientConformance('client', async ({ baseUrl, apiKey, request }) => {
@@ -56,7 +60,7 @@ export function runClientConformance(name: string, collect: Collect, options: Cl
     for (const fixture of fixtures) {
       for (const cutting of cutStream(fixture.id, fixture.bytes, options.randomCuttings)) {
         const register = knownFailures.has(fixture.id) || knownFailures.has(`${fixture.id} ${cutting.label}`) ? it.fails : it;
-        register(`${fixture.id} ${cutting.label} [${name}]`, () => runCutting(fixture, cutting, collect));
+        register(`${fixture.id} ${cutting.label} [${name}]`, () => runCutting(fixture, cutting, collect, options.traits ?? {}));
       }
     }
   });

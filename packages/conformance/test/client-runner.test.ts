@@ -1,28 +1,25 @@
-import { createSseDecoder, createToolCallAccumulator } from '@quantum-chat/core';
+import { createSseDecoder } from '@quantum-chat/core';
+import { createDialectReader, createToolCallAccumulator, type WireUsage } from '@quantum-chat/core/dialect';
 import { runClientConformance, type CollectedCompletion, type CollectedUsage } from '../src/index.js';
 
-// A tiny collector built only on the core's codec (createSseDecoder, createToolCallAccumulator):
-// it proves that every stream fixture, ours and the dialects, can be consumed.
+// A tiny reader built only on the core's codec (createSseDecoder, createDialectReader): every
+// stream fixture, ours and the dialects, is read by the core itself.
 
-interface WireUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens?: number;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
-}
-
-function toUsage(usage: WireUsage): CollectedUsage {
+function toUsage(usage: WireUsage): CollectedUsage | undefined {
+  if (typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
   return {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
-    ...(usage.total_tokens !== undefined ? { totalTokens: usage.total_tokens } : {}),
-    ...(usage.completion_tokens_details?.reasoning_tokens !== undefined ? { reasoningTokens: usage.completion_tokens_details.reasoning_tokens } : {}),
+    ...(typeof usage.total_tokens === 'number' ? { totalTokens: usage.total_tokens } : {}),
+    ...(typeof reasoning === 'number' ? { reasoningTokens: reasoning } : {}),
   };
 }
 
-function toError(payload: { error?: { code?: unknown; type?: unknown; message?: unknown } }): CollectedCompletion {
-  const { code, type, message } = payload.error ?? {};
-  return { error: { code: typeof code === 'string' ? code : null, type: typeof type === 'string' ? type : null, ...(typeof message === 'string' ? { message } : {}) } };
+class StreamFailure extends Error {
+  constructor(readonly collected: CollectedCompletion) {
+    super('the stream failed');
+  }
 }
 
 async function collect({ baseUrl, apiKey, request }: { baseUrl: string; apiKey: string; request: Record<string, unknown> }): Promise<CollectedCompletion> {
@@ -31,39 +28,35 @@ async function collect({ baseUrl, apiKey, request }: { baseUrl: string; apiKey: 
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({ ...request, stream: true }),
   });
-  if (!response.ok || response.body === null) {
-    const failed = toError(await response.json().catch(() => ({})));
-    return { error: { ...(failed as { error: object }).error, status: response.status } };
-  }
+  if (!response.ok || response.body === null) return { error: { status: response.status } };
   const toolCalls = createToolCallAccumulator();
   let reasoning = '';
   let content = '';
   let finishReason: string | null = null;
   let usage: CollectedUsage | undefined;
-  let failure: CollectedCompletion | undefined;
-  const decoder = createSseDecoder({
-    onEvent(event) {
-      if (failure !== undefined || event.data === '[DONE]') return;
-      const payload = JSON.parse(event.data);
-      if (event.event === 'error' || payload.error !== undefined) {
-        failure = toError(payload);
-        return;
-      }
-      if (payload.usage) usage = toUsage(payload.usage);
-      const choice = payload.choices?.[0];
-      if (choice === undefined) return;
-      const delta = choice.delta ?? {};
-      // Our thought_trace also has a top-level `delta` string: the chunk's delta says the same.
-      const thought = delta.reasoning_content ?? delta.reasoning;
-      if (typeof thought === 'string') reasoning += thought;
-      if (typeof delta.content === 'string') content += delta.content;
-      if (Array.isArray(delta.tool_calls)) toolCalls.addAll(delta.tool_calls);
-      if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
+  const reader = createDialectReader({
+    reasoning: (text) => void (reasoning += text),
+    content: (text) => void (content += text),
+    toolCall: (call, argumentsDelta, id, name) => toolCalls.add({ index: call.index, id, function: { name, arguments: argumentsDelta === '' ? undefined : argumentsDelta } }),
+    usage: (reported) => void (usage = toUsage(reported) ?? usage),
+    finish: (reason) => void (finishReason = reason),
+    error(error): never {
+      throw new StreamFailure({ error: { code: error.code, type: error.type, message: error.message } });
+    },
+    malformed(problem): never {
+      throw new Error(`the stream sent ${problem}`);
     },
   });
-  for await (const chunk of response.body) decoder.feed(chunk);
-  decoder.end();
-  if (failure !== undefined) return failure;
+  const decoder = createSseDecoder({ onEvent: (event) => reader.read(event) });
+  try {
+    for await (const chunk of response.body) decoder.feed(chunk);
+    decoder.end();
+  } catch (error) {
+    if (error instanceof StreamFailure) return error.collected;
+    throw error;
+  }
+  reader.end();
+  if (!reader.done()) throw new Error('the stream ended before [DONE]');
   return {
     reasoning,
     content,
@@ -73,4 +66,4 @@ async function collect({ baseUrl, apiKey, request }: { baseUrl: string; apiKey: 
   };
 }
 
-runClientConformance('core codec', collect);
+runClientConformance('core dialect reader', collect);

@@ -94,6 +94,18 @@ describe('createUpstreamEngine', () => {
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', usage: { promptTokens: 9, completionTokens: 2, reasoningTokens: 1 } });
   });
 
+  it('should answer a finished stream that has no [DONE] and no usage (CRLF line ends), counting the usage', async () => {
+    const line = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ finish_reason: finish, index: 0, delta }], id: 'chatcmpl-W', model: 'gpt-3.5-turbo', object: 'chat.completion.chunk' })}\r\n\r\n`;
+    const body = `${line({ role: 'assistant', content: 'Hi' })}${line({ content: ' there, friend.' })}${line({}, 'stop')}`;
+    const { events } = await run((_request, response) => void response.writeHead(200, sseHeaders).end(body), {}, { ...request, messages: [{ role: 'user', content: 'Hello' }], tools: [] });
+    expect(events).toEqual([
+      { type: 'content', text: 'Hi' },
+      { type: 'content', text: ' there, friend.' },
+      // Prompt: 3 + 4 + ceil(5 / 4); completion: the 17 characters counted.
+      { type: 'finish', reason: 'stop', usage: { promptTokens: 9, completionTokens: 5, reasoningTokens: 0 } },
+    ]);
+  });
+
   it('should accept a whole JSON completion from a runtime that ignores stream: true', async () => {
     const completion = {
       id: 'x',
