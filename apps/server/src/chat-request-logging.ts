@@ -15,15 +15,18 @@ export function createChatRequestLogging(log: FastifyBaseLogger): Pick<ChatHandl
         reqId: record.requestId,
         model: record.model,
         status: record.status,
+        stream: record.stream,
         promptTokens: record.promptTokens,
         completionTokens: record.completionTokens,
         totalTokens: record.promptTokens + record.completionTokens,
         interrupted: record.interrupted,
+        durationMs: Math.round(record.durationMs),
         key: record.principal?.keyId,
         keyKind: record.principal?.kind,
         organisation: record.principal?.organisationId,
       };
       if (record.status >= 500) log.warn(fields, 'chat completion failed');
+      else if (record.status >= 400) log.info(fields, 'chat request refused');
       else log.info(fields, record.interrupted ? 'chat completion interrupted' : 'chat completion settled');
     },
     onError(error: unknown, context: { requestId: string }) {

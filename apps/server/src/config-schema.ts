@@ -61,6 +61,8 @@ export const serverConfigFileSchema = z.strictObject({
     })
     .optional(),
   keepAliveIntervalMs: milliseconds.optional(),
+  /** `GET /metrics` in the Prometheus text format; on by default. */
+  metrics: z.boolean().optional(),
   shutdownGraceMs: milliseconds.optional(),
   signingSecrets: z.array(z.string().min(16, 'a signing secret needs at least 16 characters')).optional(),
   reference: z
@@ -101,6 +103,7 @@ export interface ServerConfig {
   redisUrl?: string;
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
+  metrics: boolean;
   shutdownGraceMs: number;
   signingSecrets: string[];
   reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
@@ -116,6 +119,7 @@ export const defaultServerConfig: ServerConfig = {
   dataDir: '.data',
   store: {},
   limits: { failClosed: false },
+  metrics: true,
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   reference: {},

@@ -72,6 +72,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     redisUrl: env.REDIS_URL || file.redisUrl,
     limits: { ...defaults.limits, ...file.limits },
     keepAliveIntervalMs: file.keepAliveIntervalMs,
+    metrics: file.metrics ?? defaults.metrics,
     shutdownGraceMs: file.shutdownGraceMs ?? defaults.shutdownGraceMs,
     signingSecrets: [...(file.signingSecrets ?? defaults.signingSecrets)],
     reference: { ...defaults.reference, ...file.reference },

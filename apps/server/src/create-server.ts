@@ -8,10 +8,12 @@ import { createEngines } from './create-engines.js';
 import { shutdownGracefully } from './graceful-shutdown.js';
 import { registerHealthRoute } from './health-route.js';
 import { registerReadyRoute } from './ready-route.js';
+import { registerMetricsRoute } from './metrics-route.js';
 import { createLogDestination } from './log-destination.js';
 import { requestIdOf } from './request-id.js';
 import { openServerAccessControl } from './server-access-control.js';
 import { registerServerHooks } from './server-hooks.js';
+import { createServerMetrics } from './server-metrics.js';
 import { createShutdownState } from './shutdown-state.js';
 
 export interface QuantumServerOptions {
@@ -70,6 +72,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
       ? await openServerAccessControl(config, { cwd: options.cwd ?? process.cwd(), log: app.log, ...(options.onFirstStartKey ? { onFirstStartKey: options.onFirstStartKey } : {}) })
       : undefined;
   if (access !== undefined) app.addHook('onClose', () => access.close());
+  const metrics = config.metrics ? createServerMetrics() : undefined;
 
   const shared: ChatHandlerOptions = {
     registry,
@@ -79,11 +82,13 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
     shutdownSignal: shutdown.signal,
     ...createChatRequestLogging(app.log),
+    ...(metrics !== undefined ? { observeRequest: metrics.observeRequest } : {}),
   };
 
   registerServerHooks(app, shutdown);
   registerHealthRoute(app);
   registerReadyRoute(app, access && { store: access.store, limiter: access.limiter });
+  if (metrics !== undefined) registerMetricsRoute(app, metrics);
   await app.register(fastifyQuantumChat, { prefix: '/v1', handler: createChatHandler({ ...shared, streamFormat: 'quantum' }) });
   await app.register(fastifyQuantumChat, { prefix: '/compat/v1', handler: createChatHandler({ ...shared, streamFormat: 'openai' }) });
   // GET / (playground) and GET /docs (API reference), served from @quantum-chat/web's own files.

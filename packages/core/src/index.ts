@@ -5,7 +5,8 @@
 
 /** The framework-neutral handler. */
 export { createChatHandler } from './http/create-chat-handler.js';
-export type { ChatHandlerOptions, ChatRequestRecord } from './http/create-chat-handler.js';
+export type { ChatHandlerOptions } from './http/create-chat-handler.js';
+export type { ChatRequestRecord, ChatRequestObserver, ChatRequestStart } from './http/chat-request-observer.js';
 export type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './http/chat-http-types.js';
 export type { StreamFormat } from './http/stream-frame-encoder.js';
 export { validateChatRequest } from './http/validate-chat-request.js';

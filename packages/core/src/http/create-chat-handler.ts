@@ -1,4 +1,4 @@
-import { createFormatOnlyAccessControl, type AccessControl, type Admission, type AdmissionProgress, type Principal } from '../auth/access-control.js';
+import { createFormatOnlyAccessControl, type AccessControl, type Admission, type AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
@@ -9,10 +9,11 @@ import { createModelRegistry, planAllows, type ModelRegistry } from '../models/m
 import { createOpenApiDocument } from '../openapi/create-openapi-document.js';
 import { authenticateRequest } from './authenticate-request.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
+import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from './chat-request-observer.js';
 import { defaultMaxBodyBytes, headerValue, readRequestBody } from './read-request-body.js';
 import { ignoredParamsHeader } from './ignored-params-header.js';
 import { routeRequest, unknownUrlError } from './route-request.js';
-import { runToCompletion, runToStream } from './run-chat-completion.js';
+import { runToCompletion, runToStream, type RunOutcome } from './run-chat-completion.js';
 import type { StreamFormat } from './stream-frame-encoder.js';
 import { toFetchHandler } from './to-fetch-handler.js';
 import { validateChatRequest } from './validate-chat-request.js';
@@ -60,19 +61,16 @@ export interface ChatHandlerOptions {
   now?: () => number;
   /** Reporting only: never alters the response. Called for every 5xx and every mid-stream error. */
   onError?: (error: unknown, context: { requestId: string }) => void;
-  /** Called once per chat request with how it ended (for logs and usage records). */
+  /**
+   * Called once per chat request with how it ended (for logs and usage records), also for a
+   * request refused before its engine ran (then with no tokens).
+   */
   onRequestSettled?: (record: ChatRequestRecord) => void;
-}
-
-/** What the handler reports of each chat request. */
-export interface ChatRequestRecord {
-  requestId: string;
-  principal: Principal | undefined;
-  model: string;
-  status: number;
-  promptTokens: number;
-  completionTokens: number;
-  interrupted: boolean;
+  /**
+   * Called as each chat request arrives; the observer it returns watches that request (metrics,
+   * traces): see `ChatRequestObserver`. Reporting only.
+   */
+  observeRequest?: (start: ChatRequestStart) => ChatRequestObserver | undefined;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -101,6 +99,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const accessControl = options.accessControl ?? createFormatOnlyAccessControl();
   const generateId = options.generateId ?? generateRandomId;
   const now = options.now ?? Date.now;
+  const observeRequest = options.observeRequest;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const authSettings = {
     accessControl,
@@ -137,14 +136,35 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan)));
   }
 
-  async function createCompletion(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> {
+  /** A chat completion, watched from arrival to settlement (logs, metrics, traces). */
+  function chatCompletion(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> {
+    const observer = observeRequest?.({ requestId, headers: request.headers });
+    const watch = new ChatRequestWatch(requestId, observer, options.onRequestSettled);
+    let answer: Promise<ChatHttpResponse>;
+    try {
+      answer = watch.run(() => createCompletion(request, requestId, watch));
+    } catch (thrown) {
+      answer = Promise.reject(thrown);
+    }
+    return answer.catch((thrown: unknown) => {
+      // Refused before its engine ran: nothing settled it yet.
+      if (!watch.settled) watch.refuse(QuantumChatError.isInstance(thrown) ? thrown.status : 500);
+      throw thrown;
+    });
+  }
+
+  async function createCompletion(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse> {
     if (options.shutdownSignal?.aborted) throw new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.');
     const read = readRequestBody(request, maxBodyBytes);
     const body = read instanceof Promise ? await read : read;
+    watch.stream = (body.value as { stream?: unknown } | null)?.stream === true;
     const principal = (await authenticateRequest(request, body.bytes, authSettings, true))!;
+    watch.principal = principal;
     const validated = validateChatRequest(body.value);
+    watch.stream = validated.stream;
     const model = registry!.get(validated.engineRequest.model);
     if (model === undefined) throw modelNotFoundError(validated.engineRequest.model, registry!.list());
+    watch.model = model.id;
     if (!planAllows(model, principal.plan)) {
       throw new QuantumChatError('plan_required', `The model '${model.id}' requires the '${model.requiresPlan}' plan; your organisation is on '${principal.plan}'.`, { param: 'model' });
     }
@@ -176,10 +196,12 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
       stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
       track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
-      onSettled: (outcome: Parameters<Admission['settle']>[0]) => {
+      onSettled: (outcome: RunOutcome) => {
         void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
-        options.onRequestSettled?.({ requestId, principal, model: model.id, ...outcome });
+        watch.settle(outcome);
       },
+      onStreamStart: () => watch.streamStarted(),
+      onFirstToken: watch.firstToken,
     };
     if (!validated.stream) return jsonResponse(200, headers, await runToCompletion(settings));
     // Returned, not awaited: this frame ends here while the stream waits for its first token.
@@ -194,7 +216,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const route = routeRequest(request.method, request.path, request.basePath);
     switch (route.name) {
       case 'create-chat-completion':
-        return createCompletion(request, requestId);
+        return chatCompletion(request, requestId);
       case 'list-models':
         return listModels(request);
       case 'retrieve-model':

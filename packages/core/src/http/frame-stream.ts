@@ -6,6 +6,8 @@ export interface FrameStreamHooks<Event> {
   encode(event: Event): string;
   /** Whether the event is the engine's last (its frames end the stream). */
   isLast(event: Event): boolean;
+  /** The first frame of an event (not a keep-alive) is handed to the consumer: the time to first token. */
+  onFirstFrame?: (() => void) | undefined;
   /** The engine finished: called as its last frames are handed out. */
   onFinished(): void;
   /** The frame telling the client how the stream failed, or `undefined` when nobody can read one. */
@@ -54,6 +56,8 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   #pull: Promise<IteratorResult<string>> | undefined;
   /** The last frames were handed out: the next pull ends the stream. */
   #closing = false;
+  /** A frame of an event was handed out (keep-alives do not count). */
+  #started = false;
   #ended = false;
   #stalled: Error | undefined;
   /** When the consumer started waiting for the engine (keep-alive). */
@@ -134,6 +138,10 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
       } catch (error) {
         this.#fail(error);
         return;
+      }
+      if (frame !== '' && !this.#started) {
+        this.#started = true;
+        this.#hooks.onFirstFrame?.();
       }
       if (last) {
         this.#closing = true;

@@ -36,9 +36,21 @@ export interface RunSettings {
    */
   stallTimeoutMs?: number;
   /** Called once with how the request ended, to settle quota and log. */
-  onSettled(outcome: AdmissionOutcome): void;
+  onSettled(outcome: RunOutcome): void;
   /** Given, once the engine starts, a reader of the tokens produced so far (see `Admission.track`). */
   track?: ((read: () => AdmissionProgress) => void) | undefined;
+  /** A stream's engine produced its first event: its frames follow. */
+  onStreamStart?: (() => void) | undefined;
+  /** A stream's first token frame was handed to the host's writer. */
+  onFirstToken?: (() => void) | undefined;
+}
+
+/** How a run ended: what settles the admission, and what observers are told besides. */
+export interface RunOutcome extends AdmissionOutcome {
+  /** The part of `completionTokens` spent on reasoning. */
+  reasoningTokens: number;
+  /** As sent on the wire; undefined when the engine did not finish. */
+  finishReason: 'stop' | 'length' | 'tool_calls' | undefined;
 }
 
 const keepAliveFrame = ': keep-alive\n\n';
@@ -55,6 +67,7 @@ class Progress {
   #content = '';
   #tools = '';
   #usage: EngineUsage | undefined = undefined;
+  #finish: RunOutcome['finishReason'] = undefined;
 
   constructor(engine: ChatEngine, request: ChatEngineRequest) {
     this.#engine = engine;
@@ -62,18 +75,25 @@ class Progress {
   }
 
   observe(event: ChatEngineEvent): void {
-    if (event.type === 'finish') this.#usage = event.usage;
-    else if (event.type === 'tool-call') this.#tools += (event.name ?? '') + event.argumentsDelta;
+    if (event.type === 'finish') {
+      this.#usage = event.usage;
+      this.#finish = event.reason === 'stop' && this.#tools !== '' ? 'tool_calls' : event.reason;
+    } else if (event.type === 'tool-call') this.#tools += (event.name ?? '') + event.argumentsDelta;
     else if (event.type === 'reasoning') this.#reasoning += event.text;
     else this.#content += event.text;
   }
 
-  outcome(status: number, interrupted: boolean): AdmissionOutcome {
+  outcome(status: number, interrupted: boolean): RunOutcome {
     const usage = this.#usage;
-    if (usage !== undefined) return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, status, interrupted };
+    const finishReason = this.#finish;
+    if (usage !== undefined) {
+      const { promptTokens, completionTokens, reasoningTokens } = usage;
+      return { promptTokens, completionTokens, reasoningTokens, finishReason, status, interrupted };
+    }
     const promptTokens = this.#engine.countPromptTokens?.(this.#request) ?? 0;
-    const completionTokens = this.#count(this.#reasoning) + this.#count(this.#content) + this.#count(this.#tools);
-    return { promptTokens, completionTokens, status, interrupted };
+    const reasoningTokens = this.#count(this.#reasoning);
+    const completionTokens = reasoningTokens + this.#count(this.#content) + this.#count(this.#tools);
+    return { promptTokens, completionTokens, reasoningTokens, finishReason, status, interrupted };
   }
 
   #count(text: string): number {
@@ -258,6 +278,7 @@ export function runToStream(settings: RunSettings): Promise<AsyncIterableIterato
 /** The frames of a stream whose engine produced its first event. */
 function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, first: IteratorResult<ChatEngineEvent>): AsyncIterableIterator<string> {
   const { iterator } = run;
+  settings.onStreamStart?.();
   const encoder = createStreamFrameEncoder(settings.streamFormat, {
     id: settings.generateId('completion'),
     created: settings.createdSeconds,
@@ -314,6 +335,7 @@ function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, 
         return framesOf(event);
       },
       isLast: (event) => event.type === 'finish',
+      onFirstFrame: settings.onFirstToken,
       onFinished() {
         run.markFinished();
         settle(false);
