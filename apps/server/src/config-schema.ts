@@ -4,9 +4,18 @@ import * as z from 'zod';
 const milliseconds = z.int().min(0);
 const positiveMilliseconds = z.int().min(1);
 
+/** What a model added beside the four of the spec may say of itself (decisions §9). */
+const addedModelFields = {
+  /** Its `owned_by` in the model list; the server's `ownedBy` when absent. */
+  ownedBy: z.string().min(1).max(256).optional(),
+  /** `"elite"` when only organisations on that plan may use it; `null` (the default) for every plan. */
+  requiresPlan: z.enum(['elite']).nullable().optional(),
+};
+
 /** A model answered by the deterministic reference engine (the default for every model). */
 export const referenceModelConfigSchema = z.strictObject({
   engine: z.literal('reference'),
+  ...addedModelFields,
 });
 
 /** A model answered by an OpenAI-compatible server: Ollama, vLLM, llama.cpp, OpenAI, DeepSeek. */
@@ -25,11 +34,16 @@ export const upstreamModelConfigSchema = z.strictObject({
   firstTokenTimeoutMs: positiveMilliseconds.optional(),
   idleTimeoutMs: positiveMilliseconds.optional(),
   reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
+  /** `"all"` forwards unknown top-level request fields (`top_k`, `chat_template_kwargs`) to the upstream. */
+  passThrough: z.enum(['all', 'none']).optional(),
+  ...addedModelFields,
 });
 
 export const modelConfigSchema = z.discriminatedUnion('engine', [referenceModelConfigSchema, upstreamModelConfigSchema]);
 
-const knownModelIds = new Set(builtinModels.map((model) => model.id));
+const builtinModelIds = new Set(builtinModels.map((model) => model.id));
+/** What an added model's id may be: what clients send as `model` (`llama-3.1-8b`, `meta-llama/Llama-3.1-8B`). */
+const addedModelIdPattern = /^[A-Za-z0-9][\w.:/-]{0,127}$/;
 
 /** The config file as written: every field optional, unknown fields refused (they are typos). */
 export const serverConfigFileSchema = z.strictObject({
@@ -75,9 +89,18 @@ export const serverConfigFileSchema = z.strictObject({
     .record(z.string(), modelConfigSchema)
     .superRefine(
       (models, context) => {
-        for (const id of Object.keys(models)) {
-          if (!knownModelIds.has(id)) {
-            context.addIssue({ code: 'custom', path: [id], message: `unknown model; expected one of ${[...knownModelIds].join(', ')}` });
+        for (const [id, model] of Object.entries(models)) {
+          if (!builtinModelIds.has(id)) {
+            if (!addedModelIdPattern.test(id)) {
+              context.addIssue({ code: 'custom', path: [id], message: 'a model id is 1 to 128 letters, digits and . _ : / - starting with a letter or digit' });
+            }
+            continue;
+          }
+          // The four keep what the spec says of them: one owner for all (`ownedBy` at the top), its plans.
+          for (const field of ['ownedBy', 'requiresPlan'] as const) {
+            if (typeof model === 'object' && model !== null && field in model) {
+              context.addIssue({ code: 'custom', path: [id, field], message: `only a model added beside ${[...builtinModelIds].join(', ')} may set ${field}` });
+            }
           }
         }
       },
@@ -107,7 +130,10 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   signingSecrets: string[];
   reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
-  /** Every model the config names; models not named use the reference engine. */
+  /**
+   * Every model the config names; built-in models not named use the reference engine. Ids other
+   * than the four are added models, listed after the four in the config's order.
+   */
   models: Record<string, ModelConfig>;
 }
 

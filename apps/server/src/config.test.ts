@@ -110,7 +110,8 @@ describe('parseConfigFile', () => {
           models: {
             'quantum-flash': { engine: 'upstream', baseUrl: 'not a url' },
             'quantum-pro': { engine: 'magic' },
-            'gpt-9': { engine: 'reference' },
+            'gpt 9': { engine: 'reference' },
+            'quantum-lite': { engine: 'reference', ownedBy: 'me' },
           },
         },
         'test.json',
@@ -125,7 +126,21 @@ describe('parseConfigFile', () => {
     expect(message).toContain('  - models["quantum-flash"].baseUrl: expected an http(s) URL');
     expect(message).toContain('  - models["quantum-flash"].model: required');
     expect(message).toContain('  - models["quantum-pro"].engine: ');
-    expect(message).toContain('  - models["gpt-9"]: unknown model; expected one of quantum-lite, quantum-flash, quantum-reasoner, quantum-pro');
+    expect(message).toContain('  - models["gpt 9"]: a model id is 1 to 128 letters, digits and . _ : / - starting with a letter or digit');
+    expect(message).toContain('  - models["quantum-lite"].ownedBy: only a model added beside quantum-lite, quantum-flash, quantum-reasoner, quantum-pro may set ownedBy');
+  });
+
+  it('should accept models added beside the four, with their owner, plan and pass-through', () => {
+    const file = parseConfigFile({
+      models: {
+        'meta-llama/Llama-3.1-8B': { engine: 'upstream', baseUrl: 'http://127.0.0.1:8000/v1', model: 'meta-llama/Llama-3.1-8B', passThrough: 'all', ownedBy: 'meta' },
+        'big-one': { engine: 'reference', requiresPlan: 'elite' },
+        'open-one': { engine: 'reference', requiresPlan: null },
+      },
+    });
+    expect(file.models?.['big-one']).toEqual({ engine: 'reference', requiresPlan: 'elite' });
+    expect(() => parseConfigFile({ models: { x: { engine: 'reference', requiresPlan: 'free' } } })).toThrow(ConfigError);
+    expect(() => parseConfigFile({ models: { x: { engine: 'upstream', baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', passThrough: 'some' } } })).toThrow(ConfigError);
   });
 
   it('should refuse an apiKeyEnv that is not a variable name', () => {

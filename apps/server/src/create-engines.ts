@@ -1,8 +1,8 @@
-import { builtinModels, createModelRegistry, type ChatEngine, type ModelRegistry } from '@quantum-chat/core';
+import { builtinModels, createModelRegistry, type ChatEngine, type ModelInfo, type ModelRegistry } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import type { createUpstreamEngine as CreateUpstreamEngine } from '@quantum-chat/engine-upstream';
 import { ConfigError } from './config.js';
-import type { ServerConfig, UpstreamModelConfig } from './config-schema.js';
+import type { ModelConfig, ServerConfig, UpstreamModelConfig } from './config-schema.js';
 
 /** The engines of a config: one registry shared by every handler, and the test-key engine. */
 export interface ConfiguredEngines {
@@ -35,7 +35,21 @@ function createUpstreamFromConfig(
     ...(model.firstTokenTimeoutMs !== undefined ? { firstTokenTimeoutMs: model.firstTokenTimeoutMs } : {}),
     ...(model.idleTimeoutMs !== undefined ? { idleTimeoutMs: model.idleTimeoutMs } : {}),
     ...(model.reasoning !== undefined ? { reasoning: model.reasoning } : {}),
+    ...(model.passThrough !== undefined ? { passThrough: model.passThrough } : {}),
   });
+}
+
+/**
+ * A model the config adds beside the four (decisions §9). It shows reasoning only when its
+ * upstream is told to keep it: `auto` means "as the model does", and an added model does not.
+ */
+function addedModelInfo(id: string, model: ModelConfig): ModelInfo {
+  return {
+    id,
+    requiresPlan: model.requiresPlan ?? null,
+    reasoning: model.engine === 'upstream' && model.reasoning === 'keep',
+    ...(model.ownedBy !== undefined ? { ownedBy: model.ownedBy } : {}),
+  };
 }
 
 /**
@@ -52,7 +66,11 @@ export async function createEngines(config: ServerConfig, env: Readonly<Record<s
   const createUpstreamEngine = usesUpstream ? (await import('@quantum-chat/engine-upstream')).createUpstreamEngine : undefined;
   const engines: Record<string, ChatEngine> = {};
   const summary: Record<string, string> = {};
-  for (const { id } of builtinModels) {
+  const builtinIds = new Set(builtinModels.map((model) => model.id));
+  // The four first, in the spec's order; then the added ones, in the config's.
+  const added = Object.entries(config.models).filter(([id]) => !builtinIds.has(id));
+  const models = [...builtinModels, ...added.map(([id, model]) => addedModelInfo(id, model))];
+  for (const { id } of models) {
     const chosen = config.models[id];
     if (chosen?.engine === 'upstream' && createUpstreamEngine !== undefined) {
       engines[id] = createUpstreamFromConfig(createUpstreamEngine, id, chosen, env);
@@ -64,6 +82,7 @@ export async function createEngines(config: ServerConfig, env: Readonly<Record<s
   const registry = createModelRegistry({
     engine: reference,
     engines,
+    models,
     ...(config.ownedBy !== undefined ? { ownedBy: config.ownedBy } : {}),
   });
   return { registry, testEngine: reference, summary };

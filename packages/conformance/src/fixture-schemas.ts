@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { tokenLogprobSchema } from '@quantum-chat/core';
 
 /**
  * The placeholder an expected JSON body may hold where any non-empty string is right.
@@ -70,7 +71,7 @@ const usageSchema = z.strictObject({
  */
 export const replayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('reasoning'), text: z.string() }),
-  z.strictObject({ type: z.literal('content'), text: z.string() }),
+  z.strictObject({ type: z.literal('content'), text: z.string(), logprobs: z.array(tokenLogprobSchema).optional() }),
   z.strictObject({ type: z.literal('tool-call'), index: z.number().int().nonnegative(), name: z.string().optional(), argumentsDelta: z.string() }),
   z.strictObject({ type: z.literal('finish'), reason: z.enum(['stop', 'length', 'tool_calls']), usage: usageSchema }),
   z.strictObject({ type: z.literal('error'), code: z.string(), message: z.string().min(1) }),

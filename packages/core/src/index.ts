@@ -31,7 +31,7 @@ export { createModelRegistry, planAllows } from './models/model-registry.js';
 export type { ModelRegistry, ModelRegistryOptions, RegisteredModel } from './models/model-registry.js';
 
 /** Wire schemas (zod) and their types. */
-export { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxTokensCeiling } from './schemas/chat-completion-request.js';
+export { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxTokensCeiling, maxTopLogprobs } from './schemas/chat-completion-request.js';
 export type { ChatCompletionRequest } from './schemas/chat-completion-request.js';
 export { messageSchema, messageContentSchema, textPartSchema, messageRoles } from './schemas/message.js';
 export type { Message, MessageContent, MessageRole } from './schemas/message.js';
@@ -39,6 +39,10 @@ export { toolDefinitionSchema, toolChoiceSchema, toolNamePattern } from './schem
 export type { ToolDefinition, ToolChoice } from './schemas/tool-definition.js';
 export { toolCallSchema, toolCallDeltaSchema } from './schemas/tool-call.js';
 export type { ToolCall, ToolCallDelta } from './schemas/tool-call.js';
+export { responseFormatSchema } from './schemas/response-format.js';
+export type { ResponseFormat, EngineResponseFormat } from './schemas/response-format.js';
+export { choiceLogprobsSchema, tokenLogprobSchema, topLogprobSchema } from './schemas/logprobs.js';
+export type { ChoiceLogprobs, TokenLogprob, TopLogprob } from './schemas/logprobs.js';
 export { usageSchema } from './schemas/usage.js';
 export type { Usage } from './schemas/usage.js';
 export { chatCompletionSchema, choiceSchema, assistantResponseMessageSchema, finishReasonSchema } from './schemas/chat-completion.js';

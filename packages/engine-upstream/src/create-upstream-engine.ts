@@ -40,6 +40,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   const firstTokenTimeoutMs = options.firstTokenTimeoutMs ?? defaultFirstTokenTimeoutMs;
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs;
   const reasoningMode = options.reasoning ?? 'auto';
+  const passThrough = options.passThrough ?? 'none';
   // undici's own header and body timeouts are off: ours know first token from idle, and say so.
   // One dispatcher for the engine's life: its pool keeps connections alive between requests.
   let dispatcher = options.dispatcher;
@@ -75,7 +76,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
           ...options.headers,
           'x-request-id': context.requestId,
         },
-        body: JSON.stringify(toUpstreamRequestBody(request, options.model)),
+        body: JSON.stringify(toUpstreamRequestBody(request, options.model, passThrough === 'all')),
         signal: upstream.signal,
       });
       responded = true;
@@ -129,6 +130,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   }
 
   return {
+    passThrough,
     generate,
     countPromptTokens: countApproximatePromptTokens,
     countTokens: countApproximateTokens,

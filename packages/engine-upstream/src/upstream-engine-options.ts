@@ -25,6 +25,12 @@ export interface UpstreamEngineOptions {
    * still counts as completion tokens, and never leaks into the content.
    */
   reasoning?: UpstreamReasoningMode;
+  /**
+   * `'all'`: top-level request fields our schema does not know (vendor extras such as `top_k`
+   * or `chat_template_kwargs`) are forwarded to the runtime, and so not reported as ignored.
+   * `'none'` (the default): they are left out and named in `x-quantum-ignored-params`.
+   */
+  passThrough?: 'all' | 'none';
   /** A fetch of your own (tests, proxies). With it, `connectTimeoutMs` applies only if you also pass a `dispatcher`. */
   fetch?: typeof globalThis.fetch;
   /** An undici dispatcher for the default fetch (a proxy agent, TLS settings, ...). */

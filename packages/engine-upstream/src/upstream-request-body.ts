@@ -38,28 +38,46 @@ function toUpstreamTool(tool: ToolDefinition) {
   };
 }
 
+/** The output controls of a request under their OpenAI names; only those the client set. */
+function outputControls(request: ChatEngineRequest, body: Record<string, unknown>): void {
+  if (request.responseFormat !== undefined) body.response_format = request.responseFormat;
+  if (request.logprobs !== undefined) {
+    body.logprobs = true;
+    if (request.logprobs.topLogprobs > 0) body.top_logprobs = request.logprobs.topLogprobs;
+  }
+  if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
+  if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
+  if (request.logitBias !== undefined) body.logit_bias = request.logitBias;
+  if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
+}
+
 /**
- * The JSON body sent upstream. It always streams, with usage, so that first-token and idle
- * timeouts and aborts work the same for our streaming and non-streaming clients. Tool fields are
- * sent only with tools: OpenAI answers 400 to `tool_choice` without `tools`.
+ * The JSON body sent upstream: every field of the request the runtime can honour. It always
+ * streams, with usage, so that first-token and idle timeouts and aborts work the same for our
+ * streaming and non-streaming clients. Tool fields are sent only with tools: OpenAI answers 400
+ * to `tool_choice` without `tools`. With `passThrough`, the client's unknown top-level fields
+ * (`top_k`, `chat_template_kwargs`, ...) go first, so none can replace a field set here.
  *
  * @example
  * toUpstreamRequestBody(request, 'llama3.2'); // { model: 'llama3.2', messages: [...], stream: true, ... }
  */
-export function toUpstreamRequestBody(request: ChatEngineRequest, model: string): Record<string, unknown> {
-  return {
-    model,
-    messages: request.messages.map(toUpstreamMessage),
-    stream: true,
-    stream_options: { include_usage: true },
-    temperature: request.temperature,
-    max_tokens: request.maxTokens,
-    ...(request.topP !== undefined ? { top_p: request.topP } : {}),
-    ...(request.stop !== undefined && request.stop.length > 0 ? { stop: request.stop } : {}),
-    ...(request.seed !== undefined ? { seed: request.seed } : {}),
-    ...(request.user !== undefined ? { user: request.user } : {}),
-    ...(request.tools.length > 0
-      ? { tools: request.tools.map(toUpstreamTool), tool_choice: request.toolChoice, parallel_tool_calls: request.parallelToolCalls }
-      : {}),
-  };
+export function toUpstreamRequestBody(request: ChatEngineRequest, model: string, passThrough = false): Record<string, unknown> {
+  const body: Record<string, unknown> = passThrough && request.extraFields !== undefined ? { ...request.extraFields } : {};
+  body.model = model;
+  body.messages = request.messages.map(toUpstreamMessage);
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  body.temperature = request.temperature;
+  body.max_tokens = request.maxTokens;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
+  if (request.seed !== undefined) body.seed = request.seed;
+  if (request.user !== undefined) body.user = request.user;
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(toUpstreamTool);
+    body.tool_choice = request.toolChoice;
+    body.parallel_tool_calls = request.parallelToolCalls;
+  }
+  outputControls(request, body);
+  return body;
 }

@@ -1,3 +1,5 @@
+import type { TokenLogprob } from '../schemas/logprobs.js';
+import type { EngineResponseFormat } from '../schemas/response-format.js';
 import type { ToolChoice, ToolDefinition } from '../schemas/tool-definition.js';
 import type { ToolCall } from '../schemas/tool-call.js';
 
@@ -22,6 +24,20 @@ export interface ChatEngineRequest {
   stop?: string[];
   seed?: number;
   user?: string;
+  /** `response_format` when the client asked for JSON; absent for plain text (the default). */
+  responseFormat?: EngineResponseFormat;
+  /** Present when the client asked for `logprobs`: how many alternatives per token it wants (0–20). */
+  logprobs?: { topLogprobs: number };
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  /** Token ids (as strings) to a bias from -100 to 100. */
+  logitBias?: Record<string, number>;
+  reasoningEffort?: 'low' | 'medium' | 'high';
+  /**
+   * Top-level fields the request schema does not know (vendor extras such as `top_k`), as the
+   * client sent them: only given to an engine whose `passThrough` is `'all'`.
+   */
+  extraFields?: Record<string, unknown>;
   /** Whether the model shows reasoning (only `quantum-reasoner` of the built-ins). */
   reasoning: boolean;
 }
@@ -40,7 +56,12 @@ export interface EngineUsage {
  */
 export type ChatEngineEvent =
   | { type: 'reasoning'; text: string }
-  | { type: 'content'; text: string }
+  | {
+      type: 'content';
+      text: string;
+      /** The log probabilities of the tokens of `text`, when the request asked for them. */
+      logprobs?: readonly TokenLogprob[];
+    }
   | { type: 'tool-call'; index: number; name?: string; argumentsDelta: string }
   | { type: 'finish'; reason: 'stop' | 'length' | 'tool_calls'; usage: EngineUsage };
 
@@ -64,6 +85,11 @@ export interface ChatEngineContext {
  * };
  */
 export interface ChatEngine {
+  /**
+   * `'all'`: the engine forwards unknown top-level request fields (`request.extraFields`) to its
+   * model, so the handler gives them to it and does not name them in `x-quantum-ignored-params`.
+   */
+  readonly passThrough?: 'all' | 'none';
   generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent>;
   /** Prompt tokens of a request, used to reserve token quota before generating. */
   countPromptTokens?(request: ChatEngineRequest): number;

@@ -15,7 +15,7 @@ function viaStringify(parts: CompletionBodyParts): string {
     object: 'chat.completion',
     created: parts.created,
     model: parts.model,
-    choices: [{ index: 0, message, finish_reason: parts.finishReason, logprobs: null }],
+    choices: [{ index: 0, message, finish_reason: parts.finishReason, logprobs: parts.logprobs === undefined ? null : { content: parts.logprobs, refusal: null } }],
     usage: parts.usage,
   });
 }
@@ -34,6 +34,18 @@ const parts = fc.record({
   content: fc.option(text, { nil: null }),
   toolCalls: fc.array(toolCall, { maxLength: 3 }),
   finishReason: fc.constantFrom('stop', 'length', 'tool_calls'),
+  logprobs: fc.option(
+    fc.array(
+      fc.record({
+        token: text,
+        logprob: fc.double({ min: -100, max: 0, noNaN: true }),
+        bytes: fc.option(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 4 }), { nil: null }),
+        top_logprobs: fc.array(fc.record({ token: text, logprob: fc.double({ min: -100, max: 0, noNaN: true }), bytes: fc.constant(null) }), { maxLength: 2 }),
+      }),
+      { maxLength: 3 },
+    ),
+    { nil: undefined },
+  ),
   usage: fc.record({
     prompt_tokens: fc.nat(),
     completion_tokens: fc.nat(),

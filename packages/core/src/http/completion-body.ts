@@ -1,3 +1,4 @@
+import type { TokenLogprob } from '../schemas/logprobs.js';
 import type { ToolCall } from '../schemas/tool-call.js';
 import type { Usage } from '../schemas/usage.js';
 
@@ -10,6 +11,8 @@ export interface CompletionBodyParts {
   content: string | null;
   toolCalls: ToolCall[];
   finishReason: string;
+  /** The content tokens' log probabilities when the request asked for them, else `undefined` (`null` on the wire). */
+  logprobs?: readonly TokenLogprob[] | undefined;
   usage: Usage;
 }
 
@@ -22,9 +25,10 @@ export interface CompletionBodyParts {
 export function encodeCompletionBody(parts: CompletionBodyParts): string {
   const reasoning = parts.reasoning === undefined ? '' : `"reasoning_content":${JSON.stringify(parts.reasoning)},`;
   const toolCalls = parts.toolCalls.length > 0 ? `,"tool_calls":${JSON.stringify(parts.toolCalls)}` : '';
+  const logprobs = parts.logprobs === undefined ? 'null' : `{"content":${JSON.stringify(parts.logprobs)},"refusal":null}`;
   return (
     `{"id":${JSON.stringify(parts.id)},"object":"chat.completion","created":${JSON.stringify(parts.created)},"model":${JSON.stringify(parts.model)},` +
     `"choices":[{"index":0,"message":{"role":"assistant",${reasoning}"content":${JSON.stringify(parts.content)}${toolCalls}},` +
-    `"finish_reason":${JSON.stringify(parts.finishReason)},"logprobs":null}],"usage":${JSON.stringify(parts.usage)}}`
+    `"finish_reason":${JSON.stringify(parts.finishReason)},"logprobs":${logprobs}}],"usage":${JSON.stringify(parts.usage)}}`
   );
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChatEngine, ChatEngineEvent } from '../engine/chat-engine.js';
 import { generateApiKey } from '../auth/parse-api-key.js';
 import { createSequentialIdGenerator } from '../ids.js';
+import { builtinModels } from '../models/builtin-models.js';
+import { createModelRegistry } from '../models/model-registry.js';
 import { createChatHandler } from './create-chat-handler.js';
 
 const key = generateApiKey('live');
@@ -76,5 +78,70 @@ describe('createChatHandler', () => {
     const response = await handler.fetch(post('['.repeat(10_000) + ']'.repeat(10_000)));
     expect(response.status).toBe(400);
     expect((await response.json()).error.code).toBe('nesting_too_deep');
+  });
+});
+
+describe('createChatHandler: logprobs, pass-through and added models', () => {
+  const logprob = (token: string, value: number) => ({ token, logprob: value, bytes: [...new TextEncoder().encode(token)], top_logprobs: [] });
+  const scored: ChatEngineEvent[] = [
+    { type: 'content', text: 'Hi', logprobs: [logprob('Hi', -0.25)] },
+    { type: 'content', text: '!', logprobs: [logprob('!', -1)] },
+    { type: 'finish', reason: 'stop', usage },
+  ];
+  const handler = createChatHandler({ engine: scriptedEngine(scored), generateId: createSequentialIdGenerator(), now: () => 1_700_000_000_000 });
+  const ask = (fields: Record<string, unknown> = {}) => post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }], ...fields });
+
+  it('should return the tokens\' logprobs only when they were asked for', async () => {
+    const plain = await (await handler.fetch(ask())).json();
+    expect(plain.choices[0].logprobs).toBeNull();
+    const asked = await (await handler.fetch(ask({ logprobs: true }))).json();
+    expect(asked.choices[0].logprobs).toEqual({ content: [logprob('Hi', -0.25), logprob('!', -1)], refusal: null });
+  });
+
+  it('should stream logprobs with each content chunk', async () => {
+    const text = await (await handler.fetch(ask({ logprobs: true, stream: true, top_logprobs: 0 }))).text();
+    const chunks = text.split('\n\n').filter((frame) => frame.startsWith('event: message')).map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)));
+    expect(chunks[0].choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: 'Hi' }, logprobs: { content: [logprob('Hi', -0.25)], refusal: null }, finish_reason: null });
+    expect(chunks[1].choices[0].logprobs.content).toEqual([logprob('!', -1)]);
+    const unasked = await (await handler.fetch(ask({ stream: true }))).text();
+    expect(unasked).not.toContain('logprobs');
+  });
+
+  it('should give unknown fields to an engine that passes everything through, and not call them ignored', async () => {
+    const seen: unknown[] = [];
+    const engine: ChatEngine = {
+      passThrough: 'all',
+      async *generate(request, context) {
+        seen.push(request.extraFields);
+        yield* scriptedEngine(scored).generate(request, context);
+      },
+    };
+    const passing = createChatHandler({ engine });
+    const response = await passing.fetch(ask({ top_k: 40, chat_template_kwargs: { enable_thinking: false } }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-quantum-ignored-params')).toBeNull();
+    expect(seen).toEqual([{ top_k: 40, chat_template_kwargs: { enable_thinking: false } }]);
+    // The default engine gets nothing extra and the header names the fields.
+    const other = await handler.fetch(ask({ top_k: 40 }));
+    expect(other.headers.get('x-quantum-ignored-params')).toBe('top_k');
+  });
+
+  it('should list added models after the four, with their own owner and plan', async () => {
+    const registry = createModelRegistry({
+      engine: scriptedEngine(scored),
+      models: [...builtinModels, { id: 'llama-3.1-8b', requiresPlan: null, reasoning: false, ownedBy: 'meta' }, { id: 'big-one', requiresPlan: 'elite', reasoning: false }],
+    });
+    const withModels = createChatHandler({ registry });
+    const list = await (await withModels.fetch(new Request('http://127.0.0.1/v1/models'))).json();
+    expect(list.data.map((model: { id: string; owned_by: string; requires_plan: string | null }) => [model.id, model.owned_by, model.requires_plan])).toEqual([
+      ['quantum-lite', 'quantum', null],
+      ['quantum-flash', 'quantum', null],
+      ['quantum-reasoner', 'quantum', null],
+      ['quantum-pro', 'quantum', 'elite'],
+      ['llama-3.1-8b', 'meta', null],
+      ['big-one', 'quantum', 'elite'],
+    ]);
+    const answered = await withModels.fetch(post({ model: 'llama-3.1-8b', messages: [{ role: 'user', content: 'hi' }] }));
+    expect((await answered.json()).model).toBe('llama-3.1-8b');
   });
 });

@@ -1,6 +1,6 @@
 import { createFormatOnlyAccessControl, type AccessControl, type Admission, type AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
-import type { ChatEngine } from '../engine/chat-engine.js';
+import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
@@ -169,7 +169,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       throw new QuantumChatError('plan_required', `The model '${model.id}' requires the '${model.requiresPlan}' plan; your organisation is on '${principal.plan}'.`, { param: 'model' });
     }
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
-    const engineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
+    const engineRequest: ChatEngineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
+    // An engine that passes everything through gets the unknown fields; they are not "ignored" then.
+    const passedThrough = engine.passThrough === 'all' ? validated.unknownFields : undefined;
+    if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;
     // No `await` without an admission step: each one is a turn of the microtask queue.
     const admission: Admission | undefined =
       accessControl.admit === undefined
@@ -181,7 +184,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
             maxTokens: engineRequest.maxTokens,
           });
     const headers: Record<string, string> = { ...admission?.headers };
-    if (validated.ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(validated.ignoredParams);
+    if (validated.ignoredParams.length > 0 && passedThrough === undefined) headers['x-quantum-ignored-params'] = ignoredParamsHeader(validated.ignoredParams);
     const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
     const settings = {
       engine,

@@ -13,8 +13,13 @@ const anyScalar = fc.oneof(
   fc.constantFrom(0, 1, 2, 8192, 8193, 2 ** 53, -(2 ** 53), 1.5, -0),
   fc.array(fc.oneof(fc.string({ maxLength: 5 }), fc.integer()), { maxLength: 6 }),
   fc.constant({}),
+  fc.constantFrom(20, 21, -2, -2.5, 'low', 'medium', 'high', 'minimal'),
+  fc.constantFrom({ type: 'text' }, { type: 'json_object' }, { type: 'json_schema' }, { type: 'text', extra: 1 }, { type: 'xml' }, { 0: 'text' }),
 );
-const fieldNames = ['model', 'stream', 'temperature', 'max_tokens', 'max_completion_tokens', 'top_p', 'stop', 'seed', 'user', 'n', 'parallel_tool_calls', 'metadata', 'tools'];
+const fieldNames = [
+  'model', 'stream', 'temperature', 'max_tokens', 'max_completion_tokens', 'top_p', 'stop', 'seed', 'user', 'n', 'parallel_tool_calls', 'metadata', 'tools',
+  'logprobs', 'top_logprobs', 'presence_penalty', 'frequency_penalty', 'reasoning_effort', 'response_format', 'logit_bias',
+];
 
 describe('readPlainRequestFields', () => {
   it('accepts exactly what the schema accepts, or leaves the request to the schema', () => {
@@ -36,6 +41,8 @@ describe('readPlainRequestFields', () => {
   it('takes the common request without the schema', () => {
     const known = { model: 'quantum-flash', messages: [], temperature: 0.7, max_tokens: 256, user: 'u-1', stream: false, stop: ['\n'] };
     expect(readPlainRequestFields(known)).toBe(known);
+    const structured = { model: 'm', response_format: { type: 'json_object' }, logprobs: true, top_logprobs: 3, presence_penalty: -1, reasoning_effort: 'low' };
+    expect(readPlainRequestFields(structured)).toBe(structured);
   });
 
   it('leaves object fields and out-of-range values to the schema', () => {
@@ -45,5 +52,8 @@ describe('readPlainRequestFields', () => {
     expect(readPlainRequestFields({ model: 'm', temperature: 2.01 })).toBeUndefined();
     expect(readPlainRequestFields({ model: 'm', user: 'x'.repeat(257) })).toBeUndefined();
     expect(readPlainRequestFields({ model: 'm', stop: ['a', 'b', 'c', 'd', 'e'] })).toBeUndefined();
+    expect(readPlainRequestFields({ model: 'm', response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } })).toBeUndefined();
+    expect(readPlainRequestFields({ model: 'm', logit_bias: { '1': 5 } })).toBeUndefined();
+    expect(readPlainRequestFields({ model: 'm', top_logprobs: 21 })).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { maxTokensCeiling, type ChatCompletionRequest } from '../schemas/chat-completion-request.js';
+import { maxTokensCeiling, maxTopLogprobs, type ChatCompletionRequest } from '../schemas/chat-completion-request.js';
 
 /** The top-level fields of a chat request without messages, as the schema returns them. */
 export type RequestFields = Omit<ChatCompletionRequest, 'messages'>;
@@ -7,11 +7,20 @@ const isBoolean = (value: unknown) => typeof value === 'boolean';
 const isTokenCount = (value: unknown) => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= maxTokensCeiling;
 const isString = (value: unknown) => typeof value === 'string';
 const isStop = (value: unknown) => typeof value === 'string' || (Array.isArray(value) && value.length <= 4 && value.every(isString));
+const isPenalty = (value: unknown) => typeof value === 'number' && value >= -2 && value <= 2;
+const plainFormats = new Set(['text', 'json_object']);
+/** `{"type":"text"}` or `{"type":"json_object"}` and nothing else: what most clients send. */
+const isPlainResponseFormat = (value: unknown) => {
+  if (typeof value !== 'object' || value === null) return false;
+  let keys = 0;
+  for (const _key in value) keys++;
+  return keys === 1 && plainFormats.has((value as { type?: unknown }).type as string) && Object.getPrototypeOf(value) === Object.prototype;
+};
 
 /**
  * The scalar fields nearly every request sends, each checked exactly as the request schema
- * checks it. Objects (`tools`, `tool_choice`, `metadata`, `stream_options`) are not here:
- * they take the schema.
+ * checks it. Objects (`tools`, `tool_choice`, `metadata`, `stream_options`, `logit_bias`,
+ * a `json_schema` format) are not here: they take the schema.
  */
 const scalarChecks: ReadonlyMap<string, (value: unknown) => boolean> = new Map(Object.entries({
   model: isString,
@@ -27,6 +36,12 @@ const scalarChecks: ReadonlyMap<string, (value: unknown) => boolean> = new Map(O
   // zod 4 reads `.int()` as a safe integer.
   n: (value) => Number.isSafeInteger(value),
   parallel_tool_calls: isBoolean,
+  logprobs: isBoolean,
+  top_logprobs: (value) => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= maxTopLogprobs,
+  presence_penalty: isPenalty,
+  frequency_penalty: isPenalty,
+  reasoning_effort: (value) => value === 'low' || value === 'medium' || value === 'high',
+  response_format: isPlainResponseFormat,
 }));
 
 /**

@@ -3,6 +3,7 @@ import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest,
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
+import type { TokenLogprob } from '../schemas/logprobs.js';
 import type { ToolCall } from '../schemas/tool-call.js';
 import { encodeCompletionBody } from './completion-body.js';
 import type { ClientConnection } from './chat-http-types.js';
@@ -209,14 +210,17 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
   const toolCalls: ToolCall[] = [];
   let reasoning = '';
   let content = '';
+  const logprobs: TokenLogprob[] | undefined = settings.request.logprobs === undefined ? undefined : [];
   let finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
   try {
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
       const event = step.value;
       progress.observe(event);
       if (event.type === 'reasoning') reasoning += event.text;
-      else if (event.type === 'content') content += event.text;
-      else if (event.type === 'tool-call') {
+      else if (event.type === 'content') {
+        content += event.text;
+        if (logprobs !== undefined && event.logprobs !== undefined) for (const entry of event.logprobs) logprobs.push(entry);
+      } else if (event.type === 'tool-call') {
         indexer ??= createToolCallIndexer(settings.generateId);
         const { call, started } = indexer.resolve(event.index, event.name);
         if (started) toolCalls.push({ id: call.id, type: 'function', function: { name: call.name, arguments: '' } });
@@ -244,6 +248,8 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     content: content === '' && toolCalls.length > 0 ? null : content,
     toolCalls,
     finishReason: toolCalls.length > 0 && finish.reason === 'stop' ? 'tool_calls' : finish.reason,
+    // Asked for but never given (an engine that has none): `null`, not an empty list.
+    logprobs: logprobs !== undefined && logprobs.length > 0 ? logprobs : undefined,
     usage: toWireUsage(finish.usage),
   });
 }
@@ -286,6 +292,7 @@ function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, 
   });
   const indexer = createToolCallIndexer(settings.generateId);
   const showReasoning = settings.request.reasoning;
+  const showLogprobs = settings.request.logprobs !== undefined;
 
   /**
    * The frames of one engine event as one string ('' for none): one yield per event, not one
@@ -297,7 +304,8 @@ function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, 
       case 'reasoning':
         return showReasoning && event.text !== '' ? encoder.reasoning(event.text) : '';
       case 'content':
-        return event.text !== '' ? encoder.content(event.text) : '';
+        if (event.text === '') return '';
+        return showLogprobs && event.logprobs !== undefined ? encoder.content(event.text, event.logprobs) : encoder.content(event.text);
       case 'tool-call': {
         const { call, started } = indexer.resolve(event.index, event.name);
         const start = started ? encoder.toolCallStart(call.index, call.id, call.name) : '';

@@ -1,4 +1,5 @@
 import type { ErrorEnvelope } from '../schemas/error-envelope.js';
+import type { TokenLogprob } from '../schemas/logprobs.js';
 import type { Usage } from '../schemas/usage.js';
 
 /** The two wire formats of a stream (decisions §4). */
@@ -37,8 +38,10 @@ export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamE
       const chunk = `${head}{"index":0,"delta":{${role()}"reasoning_content":${piece}${closeDelta}`;
       return named ? `event: thought_trace\ndata: {"delta":${piece},${chunk}\n\n` : `data: {${chunk}\n\n`;
     },
-    content(text: string): string {
-      return message(`${openDelta}${role()}"content":${JSON.stringify(text)}${closeDelta}`);
+    content(text: string, logprobs?: readonly TokenLogprob[]): string {
+      if (logprobs === undefined) return message(`${openDelta}${role()}"content":${JSON.stringify(text)}${closeDelta}`);
+      const probabilities = `"logprobs":{"content":${JSON.stringify(logprobs)},"refusal":null}`;
+      return message(`${openDelta}${role()}"content":${JSON.stringify(text)}},${probabilities},"finish_reason":null}]}`);
     },
     toolCallStart(index: number, id: string, name: string): string {
       const call = `{"index":${index},"id":${JSON.stringify(id)},"type":"function","function":{"name":${JSON.stringify(name)},"arguments":""}}`;

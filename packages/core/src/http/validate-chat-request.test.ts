@@ -25,3 +25,81 @@ describe('validateChatRequest', () => {
     expect(() => validateChatRequest({ ...base, messages: [{ role: 'user', content: 'x', name: 5 }] })).toThrow(expect.objectContaining({ param: 'messages[0].name' }));
   });
 });
+
+describe('validateChatRequest: output controls', () => {
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+
+  it('should give the engine every output control it accepts', () => {
+    const { engineRequest, ignoredParams, unknownFields } = validateChatRequest({
+      ...base,
+      response_format: { type: 'json_schema', json_schema: { name: 'place', schema, strict: true, description: null } },
+      logprobs: true,
+      top_logprobs: 5,
+      presence_penalty: -1.5,
+      frequency_penalty: 2,
+      logit_bias: { '50256': -100, '0': 3.5 },
+      reasoning_effort: 'high',
+    });
+    expect(engineRequest).toMatchObject({
+      responseFormat: { type: 'json_schema', json_schema: { name: 'place', schema, strict: true } },
+      logprobs: { topLogprobs: 5 },
+      presencePenalty: -1.5,
+      frequencyPenalty: 2,
+      logitBias: { '50256': -100, '0': 3.5 },
+      reasoningEffort: 'high',
+    });
+    expect(ignoredParams).toEqual([]);
+    expect(unknownFields).toBeUndefined();
+  });
+
+  it('should leave plain text and absent logprobs out of the engine request', () => {
+    const { engineRequest } = validateChatRequest({ ...base, response_format: { type: 'text' }, logprobs: false, presence_penalty: null });
+    expect(engineRequest).not.toHaveProperty('responseFormat');
+    expect(engineRequest).not.toHaveProperty('logprobs');
+    expect(engineRequest).not.toHaveProperty('presencePenalty');
+    expect(validateChatRequest({ ...base, response_format: { type: 'json_object' } }).engineRequest.responseFormat).toEqual({ type: 'json_object' });
+    expect(validateChatRequest({ ...base, logprobs: true }).engineRequest.logprobs).toEqual({ topLogprobs: 0 });
+  });
+
+  it.each([
+    [{ response_format: { type: 'xml' } }, 'response_format.type'],
+    [{ response_format: { type: 'json_schema' } }, 'response_format.json_schema'],
+    [{ response_format: { type: 'json_schema', json_schema: { name: 'bad name', schema } } }, 'response_format.json_schema.name'],
+    [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 42 } } } }, 'response_format.json_schema.schema'],
+    [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { $ref: 'https://example.com/s.json' } } } }, 'response_format.json_schema.schema'],
+    [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'string', pattern: '(a+)+$' } } } }, 'response_format.json_schema.schema'],
+    [{ logprobs: 'yes' }, 'logprobs'],
+    [{ logprobs: true, top_logprobs: 21 }, 'top_logprobs'],
+    [{ logprobs: true, top_logprobs: 1.5 }, 'top_logprobs'],
+    [{ top_logprobs: 2 }, 'top_logprobs'],
+    [{ logprobs: false, top_logprobs: 2 }, 'top_logprobs'],
+    [{ presence_penalty: 2.5 }, 'presence_penalty'],
+    [{ frequency_penalty: -2.01 }, 'frequency_penalty'],
+    [{ logit_bias: { '50256': 101 } }, 'logit_bias.50256'],
+    [{ logit_bias: { hello: 1 } }, 'logit_bias.hello'],
+    [{ logit_bias: [1] }, 'logit_bias'],
+    [{ reasoning_effort: 'extreme' }, 'reasoning_effort'],
+  ])('should refuse %j naming %s', (fields, param) => {
+    expect(() => validateChatRequest({ ...base, ...fields })).toThrow(expect.objectContaining({ status: 400, param }));
+  });
+
+  it('should bound the logit_bias map', () => {
+    const logitBias = Object.fromEntries(Array.from({ length: 1025 }, (_, index) => [String(index), 1]));
+    expect(() => validateChatRequest({ ...base, logit_bias: logitBias })).toThrow(expect.objectContaining({ param: 'logit_bias' }));
+  });
+
+  it('should share one schema budget between tools and the response format', () => {
+    const wide = { type: 'object', properties: Object.fromEntries(Array.from({ length: 4500 }, (_, index) => [`p${index}`, { type: 'string' }])) };
+    const tools = Array.from({ length: 3 }, (_, index) => ({ type: 'function', function: { name: `t${index}`, parameters: wide } }));
+    expect(() => validateChatRequest({ ...base, tools: tools.slice(0, 2) })).not.toThrow();
+    expect(() => validateChatRequest({ ...base, tools: tools.slice(0, 2), response_format: { type: 'json_schema', json_schema: { name: 'x', schema: wide } } })).toThrow(
+      expect.objectContaining({ param: 'response_format.json_schema.schema' }),
+    );
+  });
+
+  it('should keep unknown fields with their values for an engine that passes them through', () => {
+    const { ignoredParams, unknownFields } = validateChatRequest({ ...base, top_k: 40, chat_template_kwargs: { enable_thinking: false }, 'naïve': null });
+    expect(ignoredParams).toEqual(['top_k', 'chat_template_kwargs', 'naïve']);
+    expect(unknownFields).toEqual({ top_k: 40, chat_template_kwargs: { enable_thinking: false }, 'naïve': null });
+  });
+});

@@ -8,8 +8,9 @@ import {
   knownRequestFields,
 } from '../schemas/chat-completion-request.js';
 import { messageRoles, messageSchemasByRole, type MessageContent } from '../schemas/message.js';
+import type { EngineResponseFormat, ResponseFormat } from '../schemas/response-format.js';
 import type { ToolChoice, ToolDefinition } from '../schemas/tool-definition.js';
-import { createToolSchemaBudget, findToolSchemaProblem } from '../tools/validate-tool-schema.js';
+import { createToolSchemaBudget, findToolSchemaProblem, type ToolSchemaBudget } from '../tools/validate-tool-schema.js';
 import { readPlainRequestFields, type RequestFields } from './read-plain-request-fields.js';
 import { formatParamPath, zodIssueToError } from './zod-issue-to-error.js';
 
@@ -20,10 +21,16 @@ export interface ValidatedChatRequest {
   includeUsage: boolean;
   /** Unknown top-level fields, as sent, in body order (`ignoredParamsHeader` names them). */
   ignoredParams: string[];
+  /**
+   * The unknown top-level fields with their values, as sent (`undefined` when there are none):
+   * an engine that passes everything through gets them instead of the header naming them.
+   */
+  unknownFields: Record<string, unknown> | undefined;
 }
 
 const requestWithoutMessages = chatCompletionRequestSchema.omit({ messages: true });
 const maxMetadataEntries = 16;
+const maxLogitBiasEntries = 1024;
 
 function invalid(param: string, message: string, code: 'invalid_value' | 'unsupported_value' = 'invalid_value') {
   return new QuantumChatError(code, message, { param });
@@ -114,10 +121,8 @@ function validateMessages(raw: unknown): EngineMessage[] {
   });
 }
 
-function validateTools(tools: ToolDefinition[]): void {
+function validateTools(tools: ToolDefinition[], budget: ToolSchemaBudget): void {
   const names = new Set<string>();
-  // One budget for all tools: 128 tools each checked at its own cap would stall the server.
-  const budget = createToolSchemaBudget();
   tools.forEach((tool, index) => {
     if (names.has(tool.function.name)) throw invalid(`tools[${index}].function.name`, `Invalid value for 'tools[${index}].function.name': the name '${tool.function.name}' is used twice.`);
     names.add(tool.function.name);
@@ -129,6 +134,22 @@ function validateTools(tools: ToolDefinition[]): void {
       throw new QuantumChatError('invalid_tool_schema', `Invalid schema for function '${tool.function.name}' in '${param}': ${problem.message}.`, { param });
     }
   });
+}
+
+/** The JSON format an engine gets, its schema checked as a tool's parameters are (same budget). */
+function resolveResponseFormat(format: ResponseFormat | undefined, budget: ToolSchemaBudget): EngineResponseFormat | undefined {
+  if (format === undefined || format.type === 'text') return undefined;
+  if (format.type === 'json_object') return { type: 'json_object' };
+  const { name, description, schema, strict } = format.json_schema;
+  const problem = findToolSchemaProblem(schema, budget);
+  if (problem !== undefined) {
+    const param = 'response_format.json_schema.schema';
+    throw invalid(param, `Invalid schema for response format '${name}' in '${param}': ${problem.message}.`);
+  }
+  return {
+    type: 'json_schema',
+    json_schema: { name, ...(description != null ? { description } : {}), schema, ...(strict != null ? { strict } : {}) },
+  };
 }
 
 function resolveToolChoice(choice: ToolChoice | undefined, tools: ToolDefinition[]): ToolChoice {
@@ -156,10 +177,13 @@ export function validateChatRequest(body: unknown): ValidatedChatRequest {
     throw new QuantumChatError('invalid_type', 'The request body must be a JSON object.');
   }
   const ignoredParams: string[] = [];
+  let unknownFields: Record<string, unknown> | undefined;
   const known: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
-    if (!knownRequestFields.has(key)) ignoredParams.push(key);
-    else if (value !== null) known[key] = value;
+    if (!knownRequestFields.has(key)) {
+      ignoredParams.push(key);
+      (unknownFields ??= {})[key] = value;
+    } else if (value !== null) known[key] = value;
   }
   if (known.model === undefined) throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'model'.", { param: 'model' });
   const messages = validateMessages(known.messages);
@@ -172,27 +196,45 @@ export function validateChatRequest(body: unknown): ValidatedChatRequest {
   if (request.metadata !== undefined && Object.keys(request.metadata).length > maxMetadataEntries) {
     throw invalid('metadata', `Invalid value for 'metadata': at most ${maxMetadataEntries} entries are allowed.`);
   }
+  if (request.top_logprobs !== undefined && request.logprobs !== true) {
+    throw invalid('top_logprobs', "Invalid value for 'top_logprobs': it needs 'logprobs' set to true.");
+  }
+  if (request.logit_bias !== undefined && Object.keys(request.logit_bias).length > maxLogitBiasEntries) {
+    throw invalid('logit_bias', `Invalid value for 'logit_bias': at most ${maxLogitBiasEntries} tokens may be biased.`);
+  }
   const tools = request.tools ?? [];
-  validateTools(tools);
+  // One budget for all schemas of a request: 128 tools each checked at its own cap would stall the server.
+  const schemaBudget = createToolSchemaBudget();
+  validateTools(tools, schemaBudget);
+  const responseFormat = resolveResponseFormat(request.response_format, schemaBudget);
   const toolChoice = resolveToolChoice(request.tool_choice, tools);
   const stop = request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : request.stop;
 
+  const engineRequest: ValidatedChatRequest['engineRequest'] = {
+    model: request.model,
+    messages,
+    tools,
+    toolChoice,
+    parallelToolCalls: request.parallel_tool_calls ?? true,
+    temperature: request.temperature ?? defaultTemperature,
+    maxTokens: request.max_tokens ?? request.max_completion_tokens ?? defaultMaxTokens,
+  };
+  // Assigned one by one, not spread from `{}`s: this runs once per request.
+  if (request.top_p !== undefined) engineRequest.topP = request.top_p;
+  if (stop !== undefined && stop.length > 0) engineRequest.stop = stop;
+  if (request.seed !== undefined) engineRequest.seed = request.seed;
+  if (request.user !== undefined) engineRequest.user = request.user;
+  if (responseFormat !== undefined) engineRequest.responseFormat = responseFormat;
+  if (request.logprobs === true) engineRequest.logprobs = { topLogprobs: request.top_logprobs ?? 0 };
+  if (request.presence_penalty !== undefined) engineRequest.presencePenalty = request.presence_penalty;
+  if (request.frequency_penalty !== undefined) engineRequest.frequencyPenalty = request.frequency_penalty;
+  if (request.logit_bias !== undefined) engineRequest.logitBias = request.logit_bias;
+  if (request.reasoning_effort !== undefined) engineRequest.reasoningEffort = request.reasoning_effort;
   return {
-    engineRequest: {
-      model: request.model,
-      messages,
-      tools,
-      toolChoice,
-      parallelToolCalls: request.parallel_tool_calls ?? true,
-      temperature: request.temperature ?? defaultTemperature,
-      maxTokens: request.max_tokens ?? request.max_completion_tokens ?? defaultMaxTokens,
-      ...(request.top_p !== undefined ? { topP: request.top_p } : {}),
-      ...(stop !== undefined && stop.length > 0 ? { stop } : {}),
-      ...(request.seed !== undefined ? { seed: request.seed } : {}),
-      ...(request.user !== undefined ? { user: request.user } : {}),
-    },
+    engineRequest,
     stream: request.stream ?? false,
     includeUsage: request.stream_options?.include_usage ?? false,
     ignoredParams,
+    unknownFields,
   };
 }

@@ -40,12 +40,14 @@ export function zodIssueToError(issue: z.core.$ZodIssue, basePath: readonly Prop
         { param },
       );
     }
+    case 'invalid_key':
+      // The key's own check says what is wrong ("keys must be token ids"), not "Invalid key in record".
+      return new QuantumChatError('invalid_value', `Invalid value for '${param}': ${issue.issues[0]?.message ?? issue.message}.`, { param });
     case 'too_big':
     case 'too_small':
     case 'invalid_value':
     case 'invalid_format':
     case 'not_multiple_of':
-    case 'invalid_key':
     case 'invalid_element':
     case 'unrecognized_keys':
     case 'custom':

@@ -7,6 +7,8 @@ export interface ModelInfo {
   requiresPlan: Exclude<Plan, 'free'> | null;
   /** Whether answers carry a reasoning trace (only quantum-reasoner). */
   reasoning: boolean;
+  /** The model's `owned_by`; the registry's one value (spec 2.2) when absent. */
+  ownedBy?: string;
 }
 
 /** The four models in spec order (spec 2.1, 2.3). */

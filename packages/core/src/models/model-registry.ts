@@ -12,9 +12,12 @@ export interface ModelRegistryOptions {
   engine: ChatEngine;
   /** Per-model engines, e.g. `{ 'quantum-flash': ollama }`. */
   engines?: Partial<Record<string, ChatEngine>>;
-  /** The models, in listing order; defaults to the four built-ins. */
+  /**
+   * The models, in listing order; defaults to the four built-ins. Models of your own go after
+   * the four (decisions §9): `[...builtinModels, { id: 'llama-3.1-8b', requiresPlan: null, reasoning: false, ownedBy: 'meta' }]`.
+   */
   models?: readonly ModelInfo[];
-  /** The `owned_by` of every model (one value, spec 2.2). */
+  /** The `owned_by` of every model that does not name its own (one value for the four, spec 2.2). */
   ownedBy?: string;
 }
 
@@ -51,7 +54,7 @@ export function createModelRegistry(options: ModelRegistryOptions): ModelRegistr
       id: model.id,
       object: 'model',
       created: 0,
-      owned_by: ownedBy,
+      owned_by: model.ownedBy ?? ownedBy,
       requires_plan: model.requiresPlan,
       ...(plan === undefined ? {} : { available: planAllows(model, plan) }),
     }),

@@ -23,7 +23,10 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
 
 /** What the reference says of each request field (spec §4.1, decisions §2), with the defaults the handler applies. */
 const requestFieldNotes: Record<string, { description: string; default?: unknown }> = {
-  model: { description: 'One of `quantum-lite`, `quantum-flash`, `quantum-reasoner`, `quantum-pro` (needs the `elite` plan). An unknown model is 404 `model_not_found`.' },
+  model: {
+    description:
+      'One of `quantum-lite`, `quantum-flash`, `quantum-reasoner`, `quantum-pro` (needs the `elite` plan), or a model the server adds (listed by `GET /models`). An unknown model is 404 `model_not_found`.',
+  },
   messages: { description: 'The conversation: `system` (or `developer`), `user`, `assistant` and `tool` messages. A `tool` message answers an earlier assistant tool call through `tool_call_id`.' },
   stream: { description: 'Stream the answer as Server-Sent Events.', default: false },
   temperature: { description: 'From 0 (deterministic) to 2 (creative).', default: defaultTemperature },
@@ -38,6 +41,16 @@ const requestFieldNotes: Record<string, { description: string; default?: unknown
   stream_options: { description: '`include_usage`: one more chunk with `choices: []` and `usage` before `[DONE]`.' },
   tools: { description: 'Function tools the model may call (at most 128). Names match `^[a-zA-Z0-9_-]{1,64}$`; `parameters` is a JSON Schema object.' },
   tool_choice: { description: '`auto` (the default with tools), `none` (the default without), `required`, or `{"type": "function", "function": {"name": …}}`.' },
+  response_format: {
+    description:
+      '`{"type": "text"}` (the default), `{"type": "json_object"}` for a JSON object, or `{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}` for JSON valid against `schema` (checked like tool parameters).',
+  },
+  logprobs: { description: 'Return the log probability of each content token in `choices[].logprobs`.', default: false },
+  top_logprobs: { description: 'With `logprobs`: how many of the most likely alternatives to list per token, 0 to 20.' },
+  presence_penalty: { description: 'From -2 to 2; passed to the model runtime.' },
+  frequency_penalty: { description: 'From -2 to 2; passed to the model runtime.' },
+  logit_bias: { description: 'Token ids (as strings) to a bias from -100 to 100; passed to the model runtime.' },
+  reasoning_effort: { description: '`low`, `medium` or `high`; passed to the model runtime.' },
 };
 
 /**

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { choiceLogprobsSchema } from './logprobs.js';
 import { toolCallDeltaSchema } from './tool-call.js';
 import { usageSchema } from './usage.js';
 
@@ -25,6 +26,7 @@ export const chatCompletionChunkSchema = z.looseObject({
     z.looseObject({
       index: z.number().int().nonnegative().nullish(),
       delta: chunkDeltaSchema.nullish(),
+      logprobs: choiceLogprobsSchema.nullish(),
       finish_reason: z.string().nullish(),
     }),
   ),

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { messageSchema } from './message.js';
+import { responseFormatSchema } from './response-format.js';
 import { toolChoiceSchema, toolDefinitionSchema } from './tool-definition.js';
 
 /** The upper bound of `max_tokens` (spec §8). */
@@ -8,6 +9,10 @@ export const maxTokensCeiling = 8192;
 export const defaultMaxTokens = 4096;
 /** The default of `temperature` (spec §4.1). */
 export const defaultTemperature = 0.7;
+/** The most alternatives `top_logprobs` may ask for. */
+export const maxTopLogprobs = 20;
+
+const penalty = z.number().min(-2).max(2);
 
 /**
  * The body of `POST /chat/completions` as the handler validates it (after `null` was read as
@@ -30,6 +35,14 @@ export const chatCompletionRequestSchema = z.object({
   stream_options: z.object({ include_usage: z.boolean().nullish() }).optional(),
   tools: z.array(toolDefinitionSchema).max(128).optional(),
   tool_choice: toolChoiceSchema.optional(),
+  response_format: responseFormatSchema.optional(),
+  logprobs: z.boolean().optional(),
+  top_logprobs: z.number().int().min(0).max(maxTopLogprobs).optional(),
+  presence_penalty: penalty.optional(),
+  frequency_penalty: penalty.optional(),
+  // Token ids of the model's tokenizer, as strings, to a bias from -100 to 100.
+  logit_bias: z.record(z.string().regex(/^(?:0|[1-9]\d{0,9})$/, 'keys must be token ids'), z.number().min(-100).max(100)).optional(),
+  reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
 });
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 

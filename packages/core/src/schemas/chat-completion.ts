@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { choiceLogprobsSchema } from './logprobs.js';
 import { toolCallSchema } from './tool-call.js';
 import { usageSchema } from './usage.js';
 
@@ -20,7 +21,8 @@ export const choiceSchema = z.object({
   index: z.number().int().nonnegative(),
   message: assistantResponseMessageSchema,
   finish_reason: finishReasonSchema,
-  logprobs: z.null(),
+  /** `null` unless the request set `logprobs: true`. */
+  logprobs: choiceLogprobsSchema.nullable(),
 });
 export type Choice = z.infer<typeof choiceSchema>;
 
