@@ -4,11 +4,13 @@ import { applyStopSequences } from './apply-stop-sequences.js';
 import { buildToolArguments } from './build-tool-arguments.js';
 import { composeAnswer } from './compose-answer.js';
 import { composeReasoning, type PlannedToolCall } from './compose-reasoning.js';
+import { composeStructuredAnswer } from './compose-structured-answer.js';
 import { composeToolResultAnswer } from './compose-tool-result-answer.js';
 import { countPromptTokens } from './count-prompt-tokens.js';
 import { readConversation } from './read-conversation.js';
 import { createSeededRandom } from './seeded-random.js';
 import { selectTools } from './select-tools.js';
+import { scoreTokens } from './token-logprobs.js';
 import { countTextTokens, toWellFormed } from './tokenizer.js';
 import { truncateToTokenBudget } from './truncate-to-token-budget.js';
 
@@ -94,14 +96,20 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
     reason = planned.truncated ? 'length' : 'tool_calls';
   } else {
     const random = createSeededRandom(`${seed}|answer`, { cold });
-    const answer =
+    const format = request.responseFormat;
+    const plainAnswer = () =>
       tooLarge.length > 0
         ? tooLargeAnswer(tooLarge)
         : endsWithToolResult
           ? composeToolResultAnswer(request, conversation, random)
           : composeAnswer(request, conversation, analysis, random);
+    // A schema's value does not need the text answer; `json_object` wraps it.
+    const answer = format === undefined ? plainAnswer() : composeStructuredAnswer(format, format.type === 'json_object' ? plainAnswer() : '', focus);
     const content = truncateToTokenBudget(applyStopSequences(toWellFormed(answer), request.stop).text, budget - reasoning.tokens);
-    for (const piece of content.pieces) events.push({ type: 'content', text: piece.text });
+    const scores = request.logprobs && scoreTokens(content.pieces.map((piece) => piece.text), seed, request.logprobs.topLogprobs, cold);
+    content.pieces.forEach((piece, index) => {
+      events.push(scores ? { type: 'content', text: piece.text, logprobs: [scores[index]!] } : { type: 'content', text: piece.text });
+    });
     outputTokens = content.tokens;
     reason = content.truncated ? 'length' : 'stop';
   }
