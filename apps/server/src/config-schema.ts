@@ -77,6 +77,32 @@ export const serverConfigFileSchema = z.strictObject({
   keepAliveIntervalMs: milliseconds.optional(),
   /** `GET /metrics` in the Prometheus text format; on by default. */
   metrics: z.boolean().optional(),
+  /** CORS for browsers on other origins; off unless set. */
+  cors: z
+    .strictObject({
+      /** `"*"` for any origin, or the exact origins allowed (`https://app.example.com`). */
+      origins: z.union([z.literal('*'), z.array(z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'expected an origin such as https://app.example.com')).min(1)]),
+      /** Allow cookies and credentials; not with `"*"`. */
+      credentials: z.boolean().optional(),
+      /** How long a browser may cache a preflight answer. */
+      maxAgeSeconds: z.int().min(0).max(86_400).optional(),
+    })
+    .refine((cors) => !(cors.credentials === true && cors.origins === '*'), { message: 'credentials need explicit origins, not "*"', path: ['credentials'] })
+    .optional(),
+  /** Load shedding: new requests get 503 `overloaded` past these thresholds; `false` turns it off. */
+  overload: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        maxEventLoopDelayMs: positiveMilliseconds.optional(),
+        maxHeapUsedBytes: z.int().min(1).optional(),
+        maxRssBytes: z.int().min(1).optional(),
+        /** How often event-loop delay and memory are sampled. */
+        sampleIntervalMs: positiveMilliseconds.optional(),
+        retryAfterSeconds: z.int().min(1).max(3600).optional(),
+      }),
+    ])
+    .optional(),
   shutdownGraceMs: milliseconds.optional(),
   signingSecrets: z.array(z.string().min(16, 'a signing secret needs at least 16 characters')).optional(),
   reference: z
@@ -127,6 +153,8 @@ export interface ServerConfig {
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
   metrics: boolean;
+  cors?: CorsSettings;
+  overload: OverloadSettings | false;
   shutdownGraceMs: number;
   signingSecrets: string[];
   reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
@@ -135,6 +163,22 @@ export interface ServerConfig {
    * than the four are added models, listed after the four in the config's order.
    */
   models: Record<string, ModelConfig>;
+}
+
+export interface CorsSettings {
+  origins: '*' | string[];
+  credentials: boolean;
+  maxAgeSeconds: number;
+}
+
+export interface OverloadSettings {
+  /** Mean event-loop delay over a sample interval past which requests are shed (default 1000 ms). */
+  maxEventLoopDelayMs: number;
+  /** Heap in use past which requests are shed; 90% of the heap limit by default. */
+  maxHeapUsedBytes?: number;
+  maxRssBytes?: number;
+  sampleIntervalMs?: number;
+  retryAfterSeconds: number;
 }
 
 /** The embedded defaults, used for whatever the file and environment leave out. */
@@ -146,6 +190,7 @@ export const defaultServerConfig: ServerConfig = {
   store: {},
   limits: { failClosed: false },
   metrics: true,
+  overload: { maxEventLoopDelayMs: 1000, retryAfterSeconds: 10 },
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   reference: {},

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as z from 'zod';
-import { defaultServerConfig, serverConfigFileSchema, type ServerConfig, type ServerConfigFile } from './config-schema.js';
+import { defaultServerConfig, serverConfigFileSchema, type OverloadSettings, type ServerConfig, type ServerConfigFile } from './config-schema.js';
 
 /** The file looked for in the working directory when neither `--config` nor the env var names one. */
 export const defaultConfigFileName = 'quantum-chat.config.json';
@@ -73,6 +73,10 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     limits: { ...defaults.limits, ...file.limits },
     keepAliveIntervalMs: file.keepAliveIntervalMs,
     metrics: file.metrics ?? defaults.metrics,
+    ...(file.cors !== undefined
+      ? { cors: { origins: file.cors.origins, credentials: file.cors.credentials ?? false, maxAgeSeconds: file.cors.maxAgeSeconds ?? 600 } }
+      : {}),
+    overload: file.overload === false ? false : { ...(defaults.overload as OverloadSettings), ...file.overload },
     shutdownGraceMs: file.shutdownGraceMs ?? defaults.shutdownGraceMs,
     signingSecrets: [...(file.signingSecrets ?? defaults.signingSecrets)],
     reference: { ...defaults.reference, ...file.reference },

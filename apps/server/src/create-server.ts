@@ -6,6 +6,7 @@ import { createChatRequestLogging } from './chat-request-logging.js';
 import type { ServerConfig } from './config-schema.js';
 import { createEngines } from './create-engines.js';
 import { shutdownGracefully } from './graceful-shutdown.js';
+import { registerCors, registerLoadShedding } from './front-door.js';
 import { registerHealthRoute } from './health-route.js';
 import { registerReadyRoute } from './ready-route.js';
 import { registerMetricsRoute } from './metrics-route.js';
@@ -86,6 +87,8 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   };
 
   registerServerHooks(app, shutdown);
+  if (config.cors !== undefined) await registerCors(app, config.cors);
+  if (config.overload !== false) await registerLoadShedding(app, config.overload);
   registerHealthRoute(app);
   registerReadyRoute(app, access && { store: access.store, limiter: access.limiter });
   if (metrics !== undefined) registerMetricsRoute(app, metrics);

@@ -27,6 +27,7 @@ export const errorCodes = {
   engine_unavailable: { status: 503, type: 'server_error' },
   shutting_down: { status: 503, type: 'server_error' },
   store_unavailable: { status: 503, type: 'server_error' },
+  overloaded: { status: 503, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'server_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 
