@@ -18,3 +18,6 @@ export { createThinkTagSplitter } from './dialect/think-tag-splitter.js';
 export type { ThinkTagPiece, ThinkTagSplitter } from './dialect/think-tag-splitter.js';
 export { readErrorPayload } from './dialect/read-error-payload.js';
 export type { WireError } from './dialect/read-error-payload.js';
+
+/** The rule a tool name follows on the wire (decisions §2), for checks made without zod. */
+export { toolNamePattern } from './schemas/tool-name-pattern.js';

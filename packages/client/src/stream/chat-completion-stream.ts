@@ -1,4 +1,4 @@
-import { createSseDecoder, type SseDecoder, type SseEvent } from '@quantum-chat/core';
+import { createSseDecoder, type SseDecoder, type SseEvent } from '@quantum-chat/core/sse';
 import { QuantumChatApiError } from '../errors/api-error.js';
 import { APIConnectionError, APIUserAbortError } from '../errors/connection-errors.js';
 import type { ApiResponse } from '../http/send-request.js';

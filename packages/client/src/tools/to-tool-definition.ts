@@ -1,4 +1,5 @@
-import { toolNamePattern, type ToolDefinition } from '@quantum-chat/core';
+import type { ToolDefinition } from '@quantum-chat/core';
+import { toolNamePattern } from '@quantum-chat/core/dialect';
 import { isStandardSchema, type JsonSchemaObject, type RunnerTool, type ToolParameters } from './runner-tool.js';
 
 /**

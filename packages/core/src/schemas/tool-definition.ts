@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { toolNamePattern } from './tool-name-pattern.js';
 
-/** The pattern a function name must match (decisions §2). */
-export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+export { toolNamePattern };
 
 /** A function tool the model may call: `{type:"function", function:{name, description?, parameters?, strict?}}`. */
 export const toolDefinitionSchema = z.object({
