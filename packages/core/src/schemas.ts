@@ -1,7 +1,11 @@
 // @quantum-chat/core/schemas: the wire schemas (zod) and their types, without the handler.
 
-export { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxTokensCeiling } from './schemas/chat-completion-request.js';
+export { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxTokensCeiling, maxTopLogprobs } from './schemas/chat-completion-request.js';
 export type { ChatCompletionRequest } from './schemas/chat-completion-request.js';
+export { responseFormatSchema } from './schemas/response-format.js';
+export type { ResponseFormat, EngineResponseFormat } from './schemas/response-format.js';
+export { choiceLogprobsSchema, tokenLogprobSchema, topLogprobSchema } from './schemas/logprobs.js';
+export type { ChoiceLogprobs, TokenLogprob, TopLogprob } from './schemas/logprobs.js';
 export { messageSchema, messageContentSchema, textPartSchema, messageRoles } from './schemas/message.js';
 export type { Message, MessageContent, MessageRole } from './schemas/message.js';
 export { toolDefinitionSchema, toolChoiceSchema, toolNamePattern } from './schemas/tool-definition.js';
