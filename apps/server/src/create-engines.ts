@@ -1,6 +1,6 @@
 import { builtinModels, createModelRegistry, type ChatEngine, type ModelInfo, type ModelRegistry } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
-import type { createUpstreamEngine as CreateUpstreamEngine } from '@quantum-chat/engine-upstream';
+import type { createUpstreamEngine as CreateUpstreamEngine, UpstreamEngineOptions } from '@quantum-chat/engine-upstream';
 import { ConfigError } from './config.js';
 import type { ModelConfig, ServerConfig, UpstreamModelConfig } from './config-schema.js';
 
@@ -18,6 +18,7 @@ function createUpstreamFromConfig(
   modelId: string,
   model: UpstreamModelConfig,
   env: Readonly<Record<string, string | undefined>>,
+  hooks: EngineHooks,
 ): ChatEngine {
   let apiKey: string | undefined;
   if (model.apiKeyEnv !== undefined) {
@@ -36,7 +37,13 @@ function createUpstreamFromConfig(
     ...(model.idleTimeoutMs !== undefined ? { idleTimeoutMs: model.idleTimeoutMs } : {}),
     ...(model.reasoning !== undefined ? { reasoning: model.reasoning } : {}),
     ...(model.passThrough !== undefined ? { passThrough: model.passThrough } : {}),
+    ...(hooks.onUpstreamRequest !== undefined ? { onUpstreamRequest: hooks.onUpstreamRequest } : {}),
   });
+}
+
+/** What the server hands every upstream engine: the tracing hook, when traces are on. */
+export interface EngineHooks {
+  onUpstreamRequest?: UpstreamEngineOptions['onUpstreamRequest'];
 }
 
 /**
@@ -59,7 +66,11 @@ function addedModelInfo(id: string, model: ModelConfig): ModelInfo {
  * @example
  * const { registry, testEngine } = await createEngines(config, process.env);
  */
-export async function createEngines(config: ServerConfig, env: Readonly<Record<string, string | undefined>> = {}): Promise<ConfiguredEngines> {
+export async function createEngines(
+  config: ServerConfig,
+  env: Readonly<Record<string, string | undefined>> = {},
+  hooks: EngineHooks = {},
+): Promise<ConfiguredEngines> {
   const reference = createReferenceEngine(config.reference);
   const usesUpstream = Object.values(config.models).some((model) => model.engine === 'upstream');
   // Loaded only when a model needs it: it brings undici, which a reference-only server does not use.
@@ -73,7 +84,7 @@ export async function createEngines(config: ServerConfig, env: Readonly<Record<s
   for (const { id } of models) {
     const chosen = config.models[id];
     if (chosen?.engine === 'upstream' && createUpstreamEngine !== undefined) {
-      engines[id] = createUpstreamFromConfig(createUpstreamEngine, id, chosen, env);
+      engines[id] = createUpstreamFromConfig(createUpstreamEngine, id, chosen, env, hooks);
       summary[id] = `upstream ${chosen.model} at ${chosen.baseUrl}`;
     } else {
       summary[id] = 'reference';

@@ -15,6 +15,7 @@ import { requestIdOf } from './request-id.js';
 import { openServerAccessControl } from './server-access-control.js';
 import { registerServerHooks } from './server-hooks.js';
 import { createServerMetrics } from './server-metrics.js';
+import { observeRequests, startTracing } from './request-observers.js';
 import { createShutdownState } from './shutdown-state.js';
 
 export interface QuantumServerOptions {
@@ -67,7 +68,10 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   });
   if (logDestination !== undefined) app.addHook('onClose', async () => logDestination.close());
   const shutdown = createShutdownState();
-  const { registry, testEngine, summary } = await createEngines(config, options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const tracing = await startTracing(env);
+  if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
+  const { registry, testEngine, summary } = await createEngines(config, env, tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {});
   const access =
     options.accessControl === undefined
       ? await openServerAccessControl(config, { cwd: options.cwd ?? process.cwd(), log: app.log, ...(options.onFirstStartKey ? { onFirstStartKey: options.onFirstStartKey } : {}) })
@@ -83,7 +87,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
     shutdownSignal: shutdown.signal,
     ...createChatRequestLogging(app.log),
-    ...(metrics !== undefined ? { observeRequest: metrics.observeRequest } : {}),
+    ...observeRequests(metrics, tracing),
   };
 
   registerServerHooks(app, shutdown);

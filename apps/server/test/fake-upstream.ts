@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 export interface FakeUpstream {
   /** `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
-  /** The JSON bodies and authorization headers it received. */
-  requests: { body: Record<string, unknown>; authorization: string | undefined }[];
+  /** The JSON bodies and authorization (and W3C trace) headers it received. */
+  requests: { body: Record<string, unknown>; authorization: string | undefined; traceparent?: string | undefined }[];
   close(): Promise<void>;
 }
 
@@ -27,7 +27,7 @@ export async function startFakeUpstream(answer: string): Promise<FakeUpstream> {
   const requests: FakeUpstream['requests'] = [];
   const server: Server = createServer(async (request, response) => {
     const body = await readJson(request);
-    requests.push({ body, authorization: request.headers.authorization });
+    requests.push({ body, authorization: request.headers.authorization, traceparent: request.headers.traceparent as string | undefined });
     const chunk = (fields: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'up-1', object: 'chat.completion.chunk', created: 1, model: body.model, ...fields })}\n\n`;
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: answer }, finish_reason: null }] }));

@@ -10,6 +10,9 @@ import {
   defaultFirstTokenTimeoutMs,
   defaultIdleTimeoutMs,
   type UpstreamEngineOptions,
+  type UpstreamRequestEnd,
+  type UpstreamRequestStart,
+  type UpstreamRequestWatcher,
 } from './upstream-engine-options.js';
 import { failureFromNetwork, failureFromStatus } from './upstream-failure.js';
 import { toUpstreamRequestBody } from './upstream-request-body.js';
@@ -66,25 +69,33 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     let responded = false;
     /** `[DONE]` arrived: the answer is complete. */
     let done = false;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...options.headers,
+      'x-request-id': context.requestId,
+    };
+    const watch = watchUpstreamRequest(options, { url, model: options.model, requestId: context.requestId, headers });
+    let status: number | undefined;
+    let failure: unknown;
+    let finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
     deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
     try {
       const response = await send({
-        headers: {
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-          ...options.headers,
-          'x-request-id': context.requestId,
-        },
+        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}`, ...headers } : headers,
         body: JSON.stringify(toUpstreamRequestBody(request, options.model, passThrough === 'all')),
         signal: upstream.signal,
       });
       responded = true;
+      status = response.status;
       if (!response.ok) throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(await response.text()))?.message);
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('json')) {
         // A runtime that ignored `stream: true` answered with one whole completion.
-        yield* handleWhole(await response.text(), mapper);
+        for (const event of handleWhole(await response.text(), mapper)) {
+          if (event.type === 'finish') finish = event;
+          yield event;
+        }
         return;
       }
       const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
@@ -117,10 +128,15 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         }
       }
       if (!done && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
-      yield* mapper.end();
+      for (const event of mapper.end()) {
+        if (event.type === 'finish') finish = event;
+        yield event;
+      }
     } catch (error) {
-      throw toFailure(error, upstream.signal, context.signal, responded);
+      failure = toFailure(error, upstream.signal, context.signal, responded);
+      throw failure;
     } finally {
+      watch?.({ status, error: failure, usage: finish?.usage, finishReason: finish?.reason });
       deadline.clear();
       context.signal.removeEventListener('abort', forwardAbort);
       // Closes the socket at once if the upstream is still sending (no-op after a complete body);
@@ -134,6 +150,25 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     generate,
     countPromptTokens: countApproximatePromptTokens,
     countTokens: countApproximateTokens,
+  };
+}
+
+/** The watcher of one upstream request, or undefined; a failing hook never fails the request. */
+function watchUpstreamRequest(options: UpstreamEngineOptions, start: UpstreamRequestStart): ((outcome: UpstreamRequestEnd) => void) | undefined {
+  if (options.onUpstreamRequest === undefined) return undefined;
+  let watcher: UpstreamRequestWatcher | undefined | void;
+  try {
+    watcher = options.onUpstreamRequest(start);
+  } catch {
+    return undefined;
+  }
+  if (watcher === undefined) return undefined;
+  return (outcome) => {
+    try {
+      watcher.end(outcome);
+    } catch {
+      // Reporting only.
+    }
   };
 }
 

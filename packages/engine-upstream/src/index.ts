@@ -2,7 +2,7 @@
 
 /** The engine and its options. */
 export { createUpstreamEngine } from './create-upstream-engine.js';
-export type { UpstreamEngineOptions, UpstreamReasoningMode } from './upstream-engine-options.js';
+export type { UpstreamEngineOptions, UpstreamReasoningMode, UpstreamRequestStart, UpstreamRequestEnd, UpstreamRequestWatcher } from './upstream-engine-options.js';
 export { defaultConnectTimeoutMs, defaultFirstTokenTimeoutMs, defaultIdleTimeoutMs } from './upstream-engine-options.js';
 
 /** Building blocks, for other OpenAI-compatible consumers (clients, proxies). */

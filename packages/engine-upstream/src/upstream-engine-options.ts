@@ -1,3 +1,4 @@
+import type { EngineUsage } from '@quantum-chat/core';
 import type { Dispatcher } from 'undici';
 
 /** How reasoning is treated: see {@link UpstreamEngineOptions.reasoning}. */
@@ -35,6 +36,39 @@ export interface UpstreamEngineOptions {
   fetch?: typeof globalThis.fetch;
   /** An undici dispatcher for the default fetch (a proxy agent, TLS settings, ...). */
   dispatcher?: Dispatcher;
+  /**
+   * Called as each upstream request starts, for tracing: it may add headers (a W3C `traceparent`)
+   * to `start.headers`; the watcher it returns hears how the request ended. Reporting only: what
+   * it throws is ignored.
+   */
+  onUpstreamRequest?: (start: UpstreamRequestStart) => UpstreamRequestWatcher | undefined | void;
+}
+
+/** An upstream request about to be sent. */
+export interface UpstreamRequestStart {
+  /** The upstream `/chat/completions` URL. */
+  url: string;
+  /** The upstream's model name. */
+  model: string;
+  /** Our request's `x-request-id`, also sent upstream. */
+  requestId: string;
+  /** The request's headers (without the `apiKey`'s authorization); headers set here are sent. */
+  headers: Record<string, string>;
+}
+
+/** How an upstream request ended. */
+export interface UpstreamRequestEnd {
+  /** The upstream's HTTP status, when it answered. */
+  status: number | undefined;
+  /** What the request failed with (a `QuantumChatError`, or the client's abort reason). */
+  error: unknown;
+  /** The usage and finish reason of a finished answer. */
+  usage: EngineUsage | undefined;
+  finishReason: 'stop' | 'length' | 'tool_calls' | undefined;
+}
+
+export interface UpstreamRequestWatcher {
+  end(outcome: UpstreamRequestEnd): void;
 }
 
 export const defaultConnectTimeoutMs = 5_000;
