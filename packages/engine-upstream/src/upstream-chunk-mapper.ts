@@ -1,8 +1,9 @@
-import { QuantumChatError, type ChatEngineEvent, type EngineUsage, type SseEvent } from '@quantum-chat/core';
+import { QuantumChatError, type ChatEngineEvent, type EngineUsage, type SseEvent, type TokenLogprob } from '@quantum-chat/core';
 import { createDialectReader, type DialectSink, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
 import { failureFromStatus } from './upstream-failure.js';
 
 type FinishEvent = Extract<ChatEngineEvent, { type: 'finish' }>;
+type ContentEvent = Extract<ChatEngineEvent, { type: 'content' }>;
 
 export interface UpstreamChunkMapperOptions {
   /** Yield reasoning events; when false, reasoning is still split out of the content and counted. */
@@ -61,6 +62,10 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
   let otherText = '';
   /** The tool calls (by the tracker's index) that have had their named first event. */
   const announced = new Set<number>();
+  /** Token logprobs whose text is still held (a `<think>` tag undecided): they go with the next content. */
+  let heldLogprobs: TokenLogprob[] | undefined;
+  /** The content event of the chunk being read, which its logprobs join. */
+  let chunkContent: ContentEvent | undefined;
 
   const sink: DialectSink = {
     reasoning(text) {
@@ -69,7 +74,18 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
     },
     content(text) {
       otherText += text;
-      events.push({ type: 'content', text });
+      const event: ContentEvent = { type: 'content', text };
+      if (heldLogprobs !== undefined) {
+        event.logprobs = heldLogprobs;
+        heldLogprobs = undefined;
+      }
+      chunkContent = event;
+      events.push(event);
+    },
+    logprobs(entries) {
+      const target = chunkContent;
+      if (target === undefined) heldLogprobs = heldLogprobs === undefined ? entries : [...heldLogprobs, ...entries];
+      else target.logprobs = target.logprobs === undefined ? entries : [...target.logprobs, ...entries];
     },
     toolCall(call, argumentsDelta) {
       if (announced.has(call.index)) {
@@ -117,10 +133,12 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
 
   return {
     read(event) {
+      chunkContent = undefined;
       reader.read(event);
       return take();
     },
     readWhole(value) {
+      chunkContent = undefined;
       reader.readChunk(value);
       return take();
     },

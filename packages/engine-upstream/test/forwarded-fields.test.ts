@@ -86,3 +86,43 @@ describe('the upstream request body', () => {
     expect(body).not.toHaveProperty('top_k');
   });
 });
+
+describe('logprobs from the upstream', () => {
+  const entry = (token: string, logprob: number) => ({ token, logprob, bytes: [...Buffer.from(token)], top_logprobs: [] });
+  const scored: UpstreamScenario = (_request, response) => {
+    response.writeHead(200, sseHeaders);
+    const chunk = (content: string, logprob: number) => ({ choices: [{ index: 0, delta: { content }, logprobs: { content: [entry(content, logprob)], refusal: null }, finish_reason: null }] });
+    response.write(`data: ${JSON.stringify(chunk('Hel', -0.1))}\n\n`);
+    response.write(`data: ${JSON.stringify(chunk('lo', -0.2))}\n\n`);
+    response.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+  };
+
+  it('should give each content event the logprobs its chunk carried', async () => {
+    const server = await startUpstreamServer(scored);
+    servers.push(server);
+    const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
+    const events: ChatEngineEvent[] = [];
+    for await (const event of engine.generate(request, { signal: new AbortController().signal, requestId: 'r' })) events.push(event);
+    expect(events.filter((event) => event.type === 'content')).toEqual([
+      { type: 'content', text: 'Hel', logprobs: [entry('Hel', -0.1)] },
+      { type: 'content', text: 'lo', logprobs: [entry('lo', -0.2)] },
+    ]);
+  });
+
+  it('should keep logprobs with the text when a think block is being split out', async () => {
+    const server = await startUpstreamServer((_request, response) => {
+      response.writeHead(200, sseHeaders);
+      const chunk = (content: string, logprob: number) => ({ choices: [{ index: 0, delta: { content }, logprobs: { content: [entry(content, logprob)] } }] });
+      response.write(`data: ${JSON.stringify(chunk('<thi', -0.1))}\n\n`);
+      response.write(`data: ${JSON.stringify(chunk('nk>x</think>Yes', -0.2))}\n\n`);
+      response.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+    });
+    servers.push(server);
+    const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm', reasoning: 'keep' });
+    const events: ChatEngineEvent[] = [];
+    for await (const event of engine.generate(request, { signal: new AbortController().signal, requestId: 'r' })) events.push(event);
+    const content = events.filter((event) => event.type === 'content');
+    expect(content.map((event) => event.text).join('')).toBe('Yes');
+    expect(content.flatMap((event) => event.logprobs ?? []).map((scoredEntry) => scoredEntry.logprob)).toEqual([-0.1, -0.2]);
+  });
+});

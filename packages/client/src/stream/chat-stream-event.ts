@@ -1,4 +1,4 @@
-import type { Usage } from '@quantum-chat/core';
+import type { TokenLogprob, Usage } from '@quantum-chat/core';
 
 /**
  * One typed event of a chat completion stream, whatever format or dialect the server spoke.
@@ -7,8 +7,8 @@ import type { Usage } from '@quantum-chat/core';
 export type ChatStreamEvent =
   /** A piece of the reasoning trace (`thought_trace`, `reasoning_content` or `reasoning`). */
   | { type: 'reasoning'; text: string }
-  /** A piece of the answer. */
-  | { type: 'content'; text: string }
+  /** A piece of the answer, with its tokens' log probabilities when the request set `logprobs`. */
+  | { type: 'content'; text: string; logprobs?: TokenLogprob[] }
   /** A fragment of a tool call; `id` and `name` come with the first fragment of a call (some servers repeat them). */
   | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta: string }
   /** Token counts: on the last chunk, and again on a `choices: []` chunk with `stream_options.include_usage`. */

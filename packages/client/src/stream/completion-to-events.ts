@@ -15,7 +15,10 @@ export function completionToEvents(body: unknown, headers: Record<string, string
   const choice = completion.choices[0];
   const message = choice?.message;
   if (message?.reasoning_content) events.push({ type: 'reasoning', text: message.reasoning_content });
-  if (message?.content) events.push({ type: 'content', text: message.content });
+  if (message?.content) {
+    const logprobs = choice?.logprobs?.content;
+    events.push(logprobs ? { type: 'content', text: message.content, logprobs } : { type: 'content', text: message.content });
+  }
   message?.tool_calls?.forEach((call, index) => {
     events.push({ type: 'tool-call-delta', index, id: call.id, name: call.function.name, argumentsDelta: call.function.arguments });
   });

@@ -44,6 +44,11 @@ export function createChunkReader(headers: Record<string, string> = {}): ChunkRe
     content(text) {
       out.push({ type: 'content', text });
     },
+    logprobs(entries) {
+      // They come after their chunk's content, which is the last content event handed out.
+      const last = out.at(-1);
+      if (last?.type === 'content') last.logprobs = last.logprobs === undefined ? entries : [...last.logprobs, ...entries];
+    },
     toolCall(call, argumentsDelta, id, name) {
       const event: ChatStreamEvent = { type: 'tool-call-delta', index: call.index, argumentsDelta };
       if (id !== undefined) event.id = id;

@@ -1,6 +1,8 @@
 import type { SseEvent } from '../sse/create-sse-decoder.js';
 import { learnChunkTemplate, matchChunkTemplate, type ChunkTemplate } from './chunk-template.js';
+import type { TokenLogprob } from '../schemas/logprobs.js';
 import { readErrorPayload, type WireError } from './read-error-payload.js';
+import { readTokenLogprobs } from './read-token-logprobs.js';
 import { createThinkTagSplitter, type ThinkTagPiece, type ThinkTagSplitter } from './think-tag-splitter.js';
 import { createToolCallTracker, type ToolCallTracker, type TrackedToolCall } from './tool-call-tracker.js';
 
@@ -31,6 +33,11 @@ export interface DialectSink {
   usage(usage: WireUsage): void;
   /** A non-empty `finish_reason`. */
   finish(reason: string): void;
+  /**
+   * The token log probabilities a chunk carried in `choices[0].logprobs.content` (fresh
+   * objects), after the chunk's content. Optional: without it they are not read.
+   */
+  logprobs?(entries: TokenLogprob[]): void;
   /**
    * An error payload or an `event: error` frame. Must throw: the stream failed. `payload` is the
    * parsed data (the text itself when an error frame's data is not JSON).
@@ -225,6 +232,10 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
         if (delta !== null && delta !== undefined) {
           if (!isObject(delta)) malformed(`a chunk whose choices[${position}].delta is not an object`);
           readDelta(delta, `choices[${position}].delta`, traceRead);
+        }
+        if (sink.logprobs !== undefined && choice.logprobs !== null && choice.logprobs !== undefined) {
+          const entries = readTokenLogprobs(choice.logprobs);
+          if (entries !== undefined && entries.length > 0) sink.logprobs(entries);
         }
         const reason = optionalString(choice.finish_reason, `choices[${position}].finish_reason`);
         if (reason && finishReason === undefined) finishReason = reason;
