@@ -1,4 +1,5 @@
 import { createChatHandler, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
+import { resolveRequestId } from '@quantum-chat/core/host';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -11,7 +12,6 @@ import { registerHealthRoute } from './health-route.js';
 import { registerReadyRoute } from './ready-route.js';
 import { registerMetricsRoute } from './metrics-route.js';
 import { createLogDestination } from './log-destination.js';
-import { requestIdOf } from './request-id.js';
 import { openServerAccessControl } from './server-access-control.js';
 import { registerServerHooks } from './server-hooks.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -33,6 +33,11 @@ export interface QuantumServerOptions {
   cwd?: string;
   /** Where upstream API keys (`apiKeyEnv`) are read; `process.env` by default. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Handler options on top of those the config gives, for both mounts (each keeps its stream
+   * format): engines, ids, a clock. The shared conformance cases run the server this way.
+   */
+  handlerOptions?: Omit<ChatHandlerOptions, 'streamFormat'>;
 }
 
 declare module 'fastify' {
@@ -62,7 +67,8 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const logDestination = options.logger === undefined ? createLogDestination() : undefined;
   const app: FastifyInstance = Fastify({
     ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, redact, stream: logDestination } }),
-    genReqId: requestIdOf,
+    // The core's rule for `x-request-id`, so logs, the response header and settled records agree.
+    genReqId: (request) => resolveRequestId(request.headers, options.handlerOptions?.generateId),
     // Our drain hook answers 503 in the core's envelope instead of Fastify's own body.
     return503OnClosing: false,
   });
@@ -88,6 +94,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     shutdownSignal: shutdown.signal,
     ...createChatRequestLogging(app.log),
     ...observeRequests(metrics, tracing),
+    ...options.handlerOptions,
   };
 
   registerServerHooks(app, shutdown);

@@ -1,4 +1,4 @@
-import { QuantumChatError } from '@quantum-chat/core';
+import { methodNotAllowedError } from '@quantum-chat/core/host';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './send-error.js';
 
@@ -14,7 +14,7 @@ export function registerHealthRoute(app: FastifyInstance): void {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return sendError(
         reply,
-        new QuantumChatError('method_not_allowed', `Method ${request.method} is not allowed on /healthz; use GET.`, { headers: { allow: 'GET, HEAD' } }),
+        methodNotAllowedError(request.method, '/healthz', ['GET']),
       );
     }
     return reply.header('cache-control', 'no-store').send({ status: 'ok' });

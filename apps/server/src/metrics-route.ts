@@ -1,4 +1,4 @@
-import { QuantumChatError } from '@quantum-chat/core';
+import { methodNotAllowedError } from '@quantum-chat/core/host';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './send-error.js';
 import type { ServerMetrics } from './server-metrics.js';
@@ -14,7 +14,7 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: ServerMetric
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return sendError(
         reply,
-        new QuantumChatError('method_not_allowed', `Method ${request.method} is not allowed on /metrics; use GET.`, { headers: { allow: 'GET, HEAD' } }),
+        methodNotAllowedError(request.method, '/metrics', ['GET']),
       );
     }
     const { contentType, body } = await metrics.scrape();

@@ -1,5 +1,6 @@
 import type { KeyStore, Limiter } from '@quantum-chat/access-control';
 import { QuantumChatError } from '@quantum-chat/core';
+import { methodNotAllowedError } from '@quantum-chat/core/host';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './send-error.js';
 
@@ -54,7 +55,7 @@ export function registerReadyRoute(app: FastifyInstance, targets: ReadinessTarge
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return sendError(
         reply,
-        new QuantumChatError('method_not_allowed', `Method ${request.method} is not allowed on /readyz; use GET.`, { headers: { allow: 'GET, HEAD' } }),
+        methodNotAllowedError(request.method, '/readyz', ['GET']),
       );
     }
     reply.header('cache-control', 'no-store');

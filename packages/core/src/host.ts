@@ -21,6 +21,6 @@ export { resolveRequestId } from './http/create-chat-handler.js';
 
 /** Errors a host writes itself, in the core's envelope and wording. */
 export { bodyRejectionError, hostStatusError } from './http/read-request-body.js';
-export { unknownUrlError } from './http/route-request.js';
+export { methodNotAllowedError, unknownUrlError } from './http/route-request.js';
 export { toErrorResponseParts, toErrorHttpResponse } from './errors/to-error-envelope.js';
 export type { ErrorResponseParts } from './errors/to-error-envelope.js';

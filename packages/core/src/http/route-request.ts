@@ -12,12 +12,20 @@ const modelPath = /^\/models\/([^/]+)$/;
 /** The OpenAI Responses API, which clients such as the AI SDK's default OpenAI provider call. */
 const responsesPath = /^\/responses(?:\/|$)/;
 
-function allowOnly(methods: string[], method: string, path: string): void {
-  if (methods.includes(method) || (method === 'HEAD' && methods.includes('GET'))) return;
-  const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-  throw new QuantumChatError('method_not_allowed', `Method ${method} is not allowed on ${path.slice(0, 200)}; use ${allowed.join(', ')}.`, {
+/**
+ * 405 `method_not_allowed` with its `Allow` header (HEAD comes with GET), worded as the handler
+ * words it; hosts use it for their own routes (`/healthz`, ...).
+ */
+export function methodNotAllowedError(method: string, path: string, methods: readonly string[]): QuantumChatError {
+  const allowed = methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods;
+  return new QuantumChatError('method_not_allowed', `Method ${method.toUpperCase()} is not allowed on ${path.slice(0, 200)}; use ${allowed.join(', ')}.`, {
     headers: { allow: allowed.join(', ') },
   });
+}
+
+function allowOnly(methods: string[], method: string, path: string): void {
+  if (methods.includes(method) || (method === 'HEAD' && methods.includes('GET'))) return;
+  throw methodNotAllowedError(method, path, methods);
 }
 
 /**
