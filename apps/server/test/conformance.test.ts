@@ -9,7 +9,7 @@ import { createQuantumServer } from '../src/create-server.js';
 
 runServerConformance('server', async ({ streamFormat, ...handlerOptions }) => {
   const engine = handlerOptions.engine!;
-  const app = await createQuantumServer(resolveConfig({ logLevel: 'silent', metrics: false }), {
+  const app = await createQuantumServer(resolveConfig({ logLevel: 'silent', metrics: false, overload: false }), {
     accessControl: handlerOptions.accessControl!,
     handlerOptions: { ...handlerOptions, registry: createModelRegistry({ engine }), testEngine: engine },
   });
