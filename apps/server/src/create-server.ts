@@ -17,6 +17,7 @@ import { registerServerHooks } from './server-hooks.js';
 import { createServerMetrics } from './server-metrics.js';
 import { observeRequests, startTracing } from './request-observers.js';
 import { createShutdownState } from './shutdown-state.js';
+import { prepareStarterKeys, type StarterKeys } from './starter-keys.js';
 
 export interface QuantumServerOptions {
   /** A pino logger to use instead of one built from `config.logLevel`. */
@@ -27,8 +28,6 @@ export interface QuantumServerOptions {
    * `config.redisUrl` when set.
    */
   accessControl?: AccessControl;
-  /** Called once with the test key made on first start (an empty store): show it once. */
-  onFirstStartKey?: (key: string) => void;
   /** Where a relative `dataDir` is resolved; `process.cwd()` by default. */
   cwd?: string;
   /** Where upstream API keys (`apiKeyEnv`) are read; `process.env` by default. */
@@ -48,6 +47,12 @@ declare module 'fastify' {
      * at once. Resolves when every socket is closed.
      */
     shutdownGracefully(): Promise<void>;
+    /**
+     * Call once listening: on an empty store, creates the `default` organisation (elite) and
+     * returns its one test key, to be shown once; names the organisations without a usable
+     * key. Does nothing with an `accessControl` passed in.
+     */
+    prepareStarterKeys(): Promise<StarterKeys>;
   }
 }
 
@@ -80,7 +85,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const { registry, testEngine, summary } = await createEngines(config, env, tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {});
   const access =
     options.accessControl === undefined
-      ? await openServerAccessControl(config, { cwd: options.cwd ?? process.cwd(), log: app.log, ...(options.onFirstStartKey ? { onFirstStartKey: options.onFirstStartKey } : {}) })
+      ? await openServerAccessControl(config, { cwd: options.cwd ?? process.cwd(), log: app.log })
       : undefined;
   if (access !== undefined) app.addHook('onClose', () => access.close());
   const metrics = config.metrics ? createServerMetrics() : undefined;
@@ -108,6 +113,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   // GET / (playground) and GET /docs (API reference), served from @quantum-chat/web's own files.
   await app.register(quantumChatWeb, { apiBasePath: '/v1' });
 
+  app.decorate('prepareStarterKeys', () => (access === undefined ? Promise.resolve({ organisationsWithoutUsableKey: [] }) : prepareStarterKeys(access.store)));
   let closing: Promise<void> | undefined;
   app.decorate('shutdownGracefully', () => {
     if (closing !== undefined) {

@@ -3,6 +3,7 @@
 /** The server. */
 export { createQuantumServer } from './create-server.js';
 export type { QuantumServerOptions } from './create-server.js';
+export type { StarterKeys } from './starter-keys.js';
 export { createEngines } from './create-engines.js';
 export type { ConfiguredEngines } from './create-engines.js';
 

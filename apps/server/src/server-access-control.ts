@@ -2,7 +2,6 @@ import { createAccessControl, createLimiter, type KeyStore, type Limiter, type S
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config-schema.js';
 import { describeStore, openStore } from './open-store.js';
-import { seedDefaultOrganisation } from './seed-default-organisation.js';
 
 export interface ServerAccessControl {
   accessControl: StoreAccessControl;
@@ -15,8 +14,6 @@ export interface ServerAccessControlOptions {
   /** Where a relative `dataDir` is resolved. */
   cwd: string;
   log: FastifyBaseLogger;
-  /** Called once with the test key made on first start (an empty store): show it once. */
-  onFirstStartKey?: (key: string) => void;
 }
 
 /** A Redis URL fit for logs: host and port, never a password. */
@@ -31,8 +28,8 @@ function describeRedis(url: string): string {
 
 /**
  * The ready server's keys and limits: the store the config names (PostgreSQL with
- * `DATABASE_URL` / `databaseUrl`, else SQLite in the data directory), migrated at start and
- * seeded with a `default` organisation and a test key when empty; limits in memory or, with
+ * `DATABASE_URL` / `databaseUrl`, else SQLite in the data directory), migrated at start (and
+ * seeded only once the server listens: see starter-keys.ts); limits in memory or, with
  * `REDIS_URL` / `redisUrl`, shared through Redis.
  *
  * @example
@@ -48,8 +45,6 @@ export async function openServerAccessControl(config: ServerConfig, options: Ser
     await store.close().catch(() => undefined);
     throw new Error(`The store at ${describeStore(config, options.cwd)} cannot be opened: ${(error as Error).message}`, { cause: error });
   }
-  const firstKey = await seedDefaultOrganisation(store);
-  if (firstKey !== undefined) options.onFirstStartKey?.(firstKey);
   const redis = config.redisUrl;
   const limiter = createLimiter({
     ...(redis !== undefined ? { redis } : {}),

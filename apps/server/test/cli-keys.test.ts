@@ -69,7 +69,8 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
     const server = await startServerProcess({ dataDir });
     onTestFinished(() => server.dispose());
     // A store with organisations is not seeded again.
-    expect(server.stdout()).not.toContain('API key:');
+    expect(server.firstStartKey).toBeUndefined();
+    expect(server.stderr()).not.toContain('API key:');
     const served = await chat(server.origin, key);
     expect(served.status).toBe(200);
     expect(served.headers.get('x-ratelimit-limit-requests')).toBe('60');
@@ -119,7 +120,7 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
     const dataDir = temporaryDirectory();
     const first = await startServerProcess({ dataDir });
     onTestFinished(() => first.dispose());
-    const key = /API key: (qc_test_\w+)/.exec(first.stdout())?.[1];
+    const key = first.firstStartKey;
     expect(parseApiKey(key ?? '')?.kind).toBe('test');
     // The elite plan serves quantum-pro.
     const response = await fetch(`${first.origin}/v1/chat/completions`, {
@@ -132,6 +133,7 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
     await first.dispose();
     const second = await startServerProcess({ dataDir });
     onTestFinished(() => second.dispose());
-    expect(second.stdout()).not.toContain('API key:');
+    expect(second.stderr()).not.toContain('API key:');
+    expect(second.firstStartKey).toBeUndefined();
   });
 });

@@ -12,7 +12,7 @@ export interface ServerProcess {
   origin: string;
   /** The data directory (key store) the process uses. */
   dataDir: string;
-  /** The test key of the `default` (elite) organisation, printed when the process seeded an empty store. */
+  /** The test key of the `default` (elite) organisation, printed on stderr when the process seeded an empty store. */
   firstStartKey: string | undefined;
   child: ChildProcess;
   /** Everything the process wrote to stdout so far. */
@@ -20,6 +20,8 @@ export interface ServerProcess {
   stderr(): string;
   /** Resolves once stdout matches (logs are JSON lines). */
   waitForStdout(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves once stderr matches. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<void>;
   /** Resolves with the exit code (or signal name) once the process ended. */
   exited: Promise<number | string>;
   /** Kills the process if it still runs and removes its temporary directory. */
@@ -70,13 +72,14 @@ export async function startServerProcess(config: Record<string, unknown> = {}, e
   });
   child.stderr.setEncoding('utf8').on('data', (text: string) => {
     stderr += text;
+    for (const listener of listeners) listener();
   });
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
 
-  function waitForStdout(pattern: RegExp, timeoutMs = 10_000): Promise<void> {
+  function waitFor(stream: 'stdout' | 'stderr', pattern: RegExp, timeoutMs = 10_000): Promise<void> {
     const found = new Promise<void>((resolve, reject) => {
       const check = () => {
-        if (pattern.test(stdout)) {
+        if (pattern.test(stream === 'stdout' ? stdout : stderr)) {
           listeners.delete(check);
           resolve();
         }
@@ -88,8 +91,10 @@ export async function startServerProcess(config: Record<string, unknown> = {}, e
         reject(new Error(`The server exited (${code}) before printing ${pattern}.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
       });
     });
-    return withTimeout(found, timeoutMs, `${pattern} on stdout`);
+    return withTimeout(found, timeoutMs, `${pattern} on ${stream}`);
   }
+  const waitForStdout = (pattern: RegExp, timeoutMs?: number) => waitFor('stdout', pattern, timeoutMs);
+  const waitForStderr = (pattern: RegExp, timeoutMs?: number) => waitFor('stderr', pattern, timeoutMs);
 
   const dispose = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -101,12 +106,14 @@ export async function startServerProcess(config: Record<string, unknown> = {}, e
 
   try {
     // Start-up loads a tokenizer and takes seconds on a busy machine.
-    await waitForStdout(/listening on (http:\/\/127\.0\.0\.1:\d+)/, 30_000);
+    await waitForStdout(/listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Ctrl-C/, 30_000);
+    // The banner says when a key was printed on stderr (the two pipes are read independently).
+    if (stdout.includes('in the frame above')) await waitForStderr(/API key: qc_test_\w+/);
   } catch (error) {
     await dispose();
     throw error;
   }
   const origin = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!;
-  const firstStartKey = /API key: (qc_test_\w+)/.exec(stdout)?.[1];
-  return { origin, dataDir: resolve(directory, String(settings.dataDir)), firstStartKey, child, stdout: () => stdout, stderr: () => stderr, waitForStdout, exited, dispose };
+  const firstStartKey = /API key: (qc_test_\w+)/.exec(stderr)?.[1];
+  return { origin, dataDir: resolve(directory, String(settings.dataDir)), firstStartKey, child, stdout: () => stdout, stderr: () => stderr, waitForStdout, waitForStderr, exited, dispose };
 }

@@ -1,12 +1,16 @@
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { defaultConfigFileName, loadConfig } from '../config.js';
 import { createQuantumServer } from '../create-server.js';
+import { baseUrlOf, cliName, listeningBanner, noUsableKeyMessage, portInUseMessage, starterKeyMessage } from '../start-messages.js';
 import type { Command } from './command.js';
 
 const usage = `Usage: quantum-chat serve [--config <file>] [--host <host>] [--port <port>]
 
-Starts the server: /v1 and /compat/v1 (OpenAI stream format), GET /healthz.
+Starts the server: the playground at /, the API reference at /docs, the API at /v1 and
+/compat/v1 (OpenAI stream format), GET /healthz. On the first start (an empty store) it makes
+the organisation 'default' and prints one test key for it on stderr, once.
 Stops gracefully on SIGTERM or SIGINT (a second signal ends open requests at once).
 
 Options:
@@ -18,16 +22,6 @@ Options:
 Environment: HOST, PORT, LOG_LEVEL, QUANTUM_CHAT_CONFIG, REDIS_URL (shares rate limits between instances).
 `;
 
-/** Shown once, when the server seeded an empty store; the key is on a line of its own. */
-function firstStartMessage(key: string): string {
-  return `Created organisation 'default' (elite plan) with a test API key. It is shown only this once; store it now:\n  API key: ${key}\n`;
-}
-
-/** The base URL of a listening address; IPv6 hosts are bracketed. */
-function baseUrlOf(address: AddressInfo): string {
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
-}
 
 /** Resolves at the first SIGTERM/SIGINT, once the server has shut down gracefully. */
 function untilStopped(shutdown: () => Promise<void>, log: (signal: string) => void): Promise<void> {
@@ -45,7 +39,11 @@ function untilStopped(shutdown: () => Promise<void>, log: (signal: string) => vo
   });
 }
 
-/** `quantum-chat serve`: the default command. Prints the URL once listening; exits 0 after a graceful stop. */
+/**
+ * `quantum-chat serve`: the default command. Binds the port first, and only then makes the
+ * first start's key (so a start that cannot bind loses nothing); prints the URLs once
+ * listening; exits 0 after a graceful stop, 1 when the port is taken.
+ */
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Start the server (the default command)',
@@ -63,11 +61,23 @@ export const serveCommand: Command = {
     });
     const env = { ...context.env, ...(values.host !== undefined ? { HOST: values.host } : {}), ...(values.port !== undefined ? { PORT: values.port } : {}) };
     const { config, source } = loadConfig({ configPath: values.config, env, cwd: context.cwd });
-    const app = await createQuantumServer(config, { env: context.env, cwd: context.cwd, onFirstStartKey: (key) => context.stdout.write(firstStartMessage(key)) });
+    const app = await createQuantumServer(config, { env: context.env, cwd: context.cwd });
     app.log.info({ config: source ?? 'embedded defaults' }, 'config loaded');
-    await app.listen({ host: config.host, port: config.port });
-    const baseUrl = baseUrlOf(app.server.address() as AddressInfo);
-    context.stdout.write(`Quantum chat server listening on ${baseUrl}\n  ${baseUrl}/v1\n  ${baseUrl}/compat/v1 (OpenAI stream format)\n`);
+    try {
+      await app.listen({ host: config.host, port: config.port });
+    } catch (error) {
+      await app.close();
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      context.stderr.write(portInUseMessage(config.host, config.port, source ?? resolve(context.cwd, defaultConfigFileName)));
+      return 1;
+    }
+    // Human messages go to stderr: stdout is the JSON log stream (and this banner).
+    const cli = cliName(context.env);
+    const keys = await app.prepareStarterKeys();
+    if (keys.createdKey !== undefined) context.stderr.write(starterKeyMessage(keys.createdKey, cli));
+    const storeOption = source === undefined ? '' : ` --config ${/\s/.test(source) ? JSON.stringify(source) : source}`;
+    for (const organisation of keys.organisationsWithoutUsableKey) context.stderr.write(noUsableKeyMessage(organisation, cli, storeOption));
+    context.stdout.write(listeningBanner(baseUrlOf(app.server.address() as AddressInfo), { starterKeyShown: keys.createdKey !== undefined }));
     await untilStopped(
       () => app.shutdownGracefully(),
       (signal) => app.log.info({ signal }, 'signal received'),

@@ -52,15 +52,19 @@ export async function startServerProcess(config: Record<string, unknown> = {}): 
 
   const started = new Promise<{ origin: string; testKey: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`The server did not print its URL within 30 s.\nstdout:\n${stdout}\nstderr:\n${stderr}`)), 30_000);
+    // The first start's key is on stderr, written before the banner (the pipes are read independently).
+    const check = () => {
+      const origin = /listening on (http:\/\/127\.0\.0\.1:\d+)/u.exec(stdout)?.[1];
+      const testKey = /API key: (qc_test_\w+)/u.exec(stderr)?.[1];
+      if (origin === undefined || testKey === undefined) return;
+      clearTimeout(timer);
+      resolve({ origin, testKey });
+    };
     child.stdout!.setEncoding('utf8').on('data', (text: string) => {
       stdout += text;
-      const origin = /listening on (http:\/\/127\.0\.0\.1:\d+)/u.exec(stdout)?.[1];
-      const testKey = /API key: (qc_test_\w+)/u.exec(stdout)?.[1];
-      if (origin === undefined) return;
-      clearTimeout(timer);
-      if (testKey === undefined) reject(new Error(`The server printed no first-start test key.\nstdout:\n${stdout}`));
-      else resolve({ origin, testKey });
+      check();
     });
+    child.stderr!.on('data', check);
     void exited.then(([code]) => {
       clearTimeout(timer);
       reject(new Error(`The server exited (${String(code)}) before listening.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
