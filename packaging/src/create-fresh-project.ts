@@ -10,6 +10,12 @@ export interface FreshProjectOptions {
   tarballs: Tarballs;
   /** Third-party packages from the registry: the frameworks and, for TypeScript, their types. */
   dependencies: Record<string, string>;
+  /** npm `overrides`, e.g. to pin a transitive dependency to the version the workspace tests. */
+  overrides?: Record<string, string>;
+  /** Extra environment for `npm install`. */
+  env?: Record<string, string>;
+  /** 240 s by default. */
+  timeoutMs?: number;
 }
 
 /**
@@ -24,11 +30,12 @@ export async function createFreshProject(options: FreshProjectOptions): Promise<
   await mkdir(options.dir, { recursive: true });
   const dependencies: Record<string, string> = { ...options.dependencies };
   for (const [name, tarball] of Object.entries(options.tarballs)) dependencies[`@quantum-chat/${name}`] = `file:${tarball}`;
-  const manifest = { name: `fresh-${options.type}-project`, version: '1.0.0', private: true, type: options.type, dependencies };
+  const manifest = { name: `fresh-${options.type}-project`, version: '1.0.0', private: true, type: options.type, dependencies, ...(options.overrides ? { overrides: options.overrides } : {}) };
   await writeFile(join(options.dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await runCommand('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
     cwd: options.dir,
     check: true,
-    timeoutMs: 240_000,
+    timeoutMs: options.timeoutMs ?? 240_000,
+    ...(options.env ? { env: options.env } : {}),
   });
 }

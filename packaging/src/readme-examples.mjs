@@ -18,6 +18,19 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 /** The packages that are published: they need a README with at least one checked example. */
 export const publishedPackages = ['core', 'express', 'fastify', 'client', 'engine-reference', 'engine-upstream', 'access-control'];
 
+/**
+ * The ready server and its pages, published too (in the same fixed version group), with
+ * their directories. They are an application, not libraries: test/server-npx.test.ts installs
+ * them in a fresh directory and starts the server with npx.
+ */
+export const publishedServerPackages = { web: 'packages/web', server: 'apps/server' };
+
+/** Every published package's directory, relative to the repository root. */
+export const publishedPackageDirs = {
+  ...Object.fromEntries(publishedPackages.map((name) => [name, `packages/${name}`])),
+  ...publishedServerPackages,
+};
+
 const markerPattern = /^<!-- example: (\S+) -->\r?\n```ts\r?\n([\s\S]*?)^```$/gm;
 
 const withFinalNewline = (text) => (text.endsWith('\n') ? text : `${text}\n`);

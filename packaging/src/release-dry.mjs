@@ -8,15 +8,17 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pnpmCommand } from './pnpm-command.mjs';
-import { publishedPackages, repoRoot } from './readme-examples.mjs';
+import { publishedPackageDirs, repoRoot } from './readme-examples.mjs';
+
+const published = Object.entries(publishedPackageDirs);
 
 const keep = process.argv.includes('--keep');
 const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
 const gitFiles = (...args) => run('git', ['ls-files', '-z', ...args], repoRoot).split('\0').filter(Boolean);
 
-for (const name of publishedPackages) {
-  if (!existsSync(join(repoRoot, 'packages', name, 'dist'))) {
-    console.error(`packages/${name} has no dist: run \`pnpm build\` first (pnpm release:dry does).`);
+for (const [, dir] of published) {
+  if (!existsSync(join(repoRoot, dir, 'dist'))) {
+    console.error(`${dir} has no dist: run \`pnpm build\` first (pnpm release:dry does).`);
     process.exit(1);
   }
 }
@@ -31,7 +33,7 @@ try {
     mkdirSync(dirname(join(copy, file)), { recursive: true });
     cpSync(from, join(copy, file));
   }
-  for (const name of publishedPackages) cpSync(join(repoRoot, 'packages', name, 'dist'), join(copy, 'packages', name, 'dist'), { recursive: true });
+  for (const [, dir] of published) cpSync(join(repoRoot, dir, 'dist'), join(copy, dir, 'dist'), { recursive: true });
   // changeset resolves its changelog generator from the copy; the workspace's modules serve.
   symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
   const git = (...args) => run('git', ['-c', 'user.name=release-dry', '-c', 'user.email=release-dry@localhost', '-c', 'core.autocrlf=false', ...args], copy);
@@ -48,31 +50,32 @@ try {
   console.log('\n# What changed\n');
   console.log(git('diff', '--cached', '--stat', 'HEAD'));
   console.log('# Versions\n');
-  for (const name of publishedPackages) {
-    const diff = git('diff', '--cached', '-U0', 'HEAD', '--', `packages/${name}/package.json`);
+  for (const [name, dir] of published) {
+    const diff = git('diff', '--cached', '-U0', 'HEAD', '--', `${dir}/package.json`);
     const before = /^-\s+"version": "([^"]+)"/m.exec(diff)?.[1];
     const after = /^\+\s+"version": "([^"]+)"/m.exec(diff)?.[1];
     console.log(`@quantum-chat/${name}: ${before && after ? `${before} → ${after}` : 'unchanged'}`);
   }
   console.log('\n# CHANGELOG diffs\n');
-  console.log(git('diff', '--cached', 'HEAD', '--', ...publishedPackages.map((name) => `packages/${name}/CHANGELOG.md`)));
+  console.log(git('diff', '--cached', 'HEAD', '--', ...published.map(([, dir]) => `${dir}/CHANGELOG.md`)));
 
   // 3. pnpm pack: what `changeset publish` would upload. pnpm turns each `workspace:` range
   // into the version of the installed dependency, so link the copy's (bumped) packages.
-  for (const name of publishedPackages) {
-    const manifest = JSON.parse(readFileSync(join(copy, 'packages', name, 'package.json'), 'utf8'));
+  const dirOf = (dependency) => publishedPackageDirs[dependency.replace('@quantum-chat/', '')] ?? `packages/${dependency.replace('@quantum-chat/', '')}`;
+  for (const [, dir] of published) {
+    const manifest = JSON.parse(readFileSync(join(copy, dir, 'package.json'), 'utf8'));
     const ranges = { ...manifest.dependencies, ...manifest.devDependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies };
     for (const [dependency, range] of Object.entries(ranges)) {
       if (!String(range).startsWith('workspace:')) continue;
-      const link = join(copy, 'packages', name, 'node_modules', dependency);
+      const link = join(copy, dir, 'node_modules', dependency);
       mkdirSync(dirname(link), { recursive: true });
-      symlinkSync(join(copy, 'packages', dependency.replace('@quantum-chat/', '')), link, 'dir');
+      symlinkSync(join(copy, dirOf(dependency)), link, 'dir');
     }
   }
   const tarballs = join(copy, 'tarballs');
   mkdirSync(tarballs);
   const [pnpm, ...pnpmArgs] = pnpmCommand();
-  for (const name of publishedPackages) run(pnpm, [...pnpmArgs, 'pack', '--pack-destination', tarballs], join(copy, 'packages', name));
+  for (const [, dir] of published) run(pnpm, [...pnpmArgs, 'pack', '--pack-destination', tarballs], join(copy, dir));
   console.log('# Tarballs (not published)\n');
   for (const file of readdirSync(tarballs).sort()) {
     const packed = JSON.parse(run('tar', ['-xzOf', join(tarballs, file), 'package/package.json'], copy));

@@ -12,6 +12,8 @@ export interface RunCommandOptions {
   timeoutMs?: number;
   /** Reject unless the command exits 0 (the rejection carries its output). */
   check?: boolean;
+  /** Added to the user's environment. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -36,7 +38,7 @@ export function userEnvironment(): NodeJS.ProcessEnv {
  */
 export function runCommand(command: string, args: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: userEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...userEnvironment(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let timedOut = false;

@@ -5,12 +5,14 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { publishedPackages, repoRoot } from '../src/readme-examples.mjs';
+import { publishedPackageDirs, repoRoot } from '../src/readme-examples.mjs';
+
+const publishedPackages = Object.keys(publishedPackageDirs);
 import { runCommand } from '../src/run-command.js';
 
 /** What `changeset version` would touch, as git sees it in this work tree. */
 function releaseFilesStatus(): string {
-  const paths = ['.changeset', ...publishedPackages.flatMap((name: string) => [`packages/${name}/package.json`, `packages/${name}/CHANGELOG.md`])];
+  const paths = ['.changeset', ...Object.values(publishedPackageDirs).flatMap((dir) => [`${dir}/package.json`, `${dir}/CHANGELOG.md`])];
   return execFileSync('git', ['status', '--porcelain', '--', ...paths], { cwd: repoRoot, encoding: 'utf8' });
 }
 
@@ -29,7 +31,7 @@ describe('release-dry.mjs', () => {
       // The fixed group: every published package moves, and all to the same version.
       expect(versions.map((match) => match[1]).sort()).toEqual([...publishedPackages].sort());
       expect(new Set(versions.map((match) => match[3])).size).toBe(1);
-      for (const name of publishedPackages) expect(result.stdout).toContain(`+++ b/packages/${name}/CHANGELOG.md`);
+      for (const dir of Object.values(publishedPackageDirs)) expect(result.stdout).toContain(`+++ b/${dir}/CHANGELOG.md`);
     }
     const tarballs = [...result.stdout.matchAll(/^quantum-chat-([\w-]+?)-(\d+\.\d+\.\d+\S*)\.tgz /gm)];
     expect(tarballs.map((match) => match[1]).sort()).toEqual([...publishedPackages].sort());

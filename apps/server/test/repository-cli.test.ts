@@ -87,8 +87,8 @@ describe('build progress', () => {
   });
 });
 
-// Runs the real pnpm, turbo (cached after `pnpm build`) and CLI: seconds each.
-describe('pnpm quantum-chat', { timeout: 120_000 }, () => {
+// Runs the real pnpm, turbo (cached after `pnpm build`: seconds; minutes if sources changed since) and CLI.
+describe('pnpm quantum-chat', { timeout: 300_000 }, () => {
   it('should print only the CLI output, so that `usage --json` can be piped', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'quantum-chat-repo-cli-'));
     onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));

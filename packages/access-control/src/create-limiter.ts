@@ -1,15 +1,15 @@
-import type { Redis } from 'ioredis';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { createRedisClient, maxRedisTimeoutMs } from './create-redis-client.js';
 import { demandsOf, toReading, windowSeconds, type LimitDimension, type LimitState } from './limit-state.js';
 import type { Limits } from './plan-limits.js';
+import type { RedisClient } from './redis-client.js';
 import { createRedisCircuit } from './redis-circuit.js';
 import { createRedisWindowCounter } from './redis-window-counter.js';
 import { createMemoryWindowCounter, unlimitedPoints, type WindowCharge, type WindowCounter } from './window-counter.js';
 
 export interface LimiterOptions {
   /** An ioredis client or a `redis://` URL: limits are then shared by every instance using it. */
-  redis?: Redis | string;
+  redis?: RedisClient | string;
   /** When Redis fails: `false` (default) counts in this process instead; `true` answers 503. */
   failClosed?: boolean;
   /** The most a request waits on Redis; 50 ms by default, at most 100 ms. */
@@ -59,7 +59,7 @@ export interface Limiter {
 const dimensions: readonly LimitDimension[] = ['requests', 'tokens', 'daily-tokens'];
 
 /** Resolves true when the client connects, false after `waitMs`. */
-function connection(client: Redis, waitMs: number): Promise<boolean> {
+function connection(client: RedisClient, waitMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => done(false), waitMs);
     const onReady = () => done(true);

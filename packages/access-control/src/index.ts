@@ -36,5 +36,6 @@ export type { Limits, LimitOverrides, PlanLimits } from './plan-limits.js';
 export { createLimiter } from './create-limiter.js';
 export type { Limiter, LimiterOptions, LimitDecision } from './create-limiter.js';
 export type { LimitDimension, LimitReading, LimitState } from './limit-state.js';
-export { createRedisClient, maxRedisTimeoutMs } from './create-redis-client.js';
+export { maxRedisTimeoutMs } from './create-redis-client.js';
+export type { RedisClient } from './redis-client.js';
 export { rateLimitHeaders, retryAfterHeaders, formatResetDuration } from './rate-limit-headers.js';

@@ -1,12 +1,12 @@
 import { QuantumChatError } from '@quantum-chat/core';
-import type { Redis } from 'ioredis';
 import { RateLimiterRedis, type RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
+import type { RedisClient } from './redis-client.js';
 import type { RedisCircuit } from './redis-circuit.js';
 import { createMemoryWindowCounter, refundWithin, toWindowCount, unlimitedPoints, type WindowCharge, type WindowCounter } from './window-counter.js';
 import { deadlineExceeded, withDeadline } from './with-deadline.js';
 
 export interface RedisWindowCounterOptions {
-  client: Redis;
+  client: RedisClient;
   keyPrefix: string;
   durationSeconds: number;
   /** The most any call waits on Redis. */
