@@ -66,9 +66,13 @@ export const serveCommand: Command = {
     try {
       await app.listen({ host: config.host, port: config.port });
     } catch (error) {
-      await app.close();
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      context.stderr.write(portInUseMessage(config.host, config.port, source ?? resolve(context.cwd, defaultConfigFileName)));
+      const portInUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (portInUse) context.stderr.write(portInUseMessage(config.host, config.port, source ?? resolve(context.cwd, defaultConfigFileName)));
+      // Nothing listens, and closing the store waits on its worker thread, which does not keep
+      // the process alive by itself: hold it open until the close is done.
+      const hold = setInterval(() => undefined, 1000);
+      await app.close().finally(() => clearInterval(hold));
+      if (!portInUse) throw error;
       return 1;
     }
     // Human messages go to stderr: stdout is the JSON log stream (and this banner).

@@ -7,8 +7,12 @@ export const chromiumPath = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(chromiumPath);
 if (!chromiumAvailable) console.warn(`@quantum-chat/web browser tests skipped: ${chromiumPath} is missing (apt-get install chromium).`);
 
-/** Screenshots land here (gitignored; CI keeps it). */
-export const screenshotDirectory = fileURLToPath(new URL('../../test-output/', import.meta.url));
+/**
+ * Screenshots land here: `test-output/` (gitignored; CI keeps it), so that `pnpm test` changes
+ * no tracked file. `pnpm screenshots` sets QC_SCREENSHOTS_DIR to `docs/screenshots/` to refresh
+ * the committed set.
+ */
+export const screenshotDirectory = process.env.QC_SCREENSHOTS_DIR ? `${process.env.QC_SCREENSHOTS_DIR.replace(/\/+$/u, '')}/` : fileURLToPath(new URL('../../test-output/', import.meta.url));
 
 /** Headless, and quiet: no background requests of the browser's own, no first-run pages. */
 export function launchChromium(): Promise<Browser> {
@@ -32,8 +36,8 @@ export interface PageWatch {
  * A fresh context (its own temporary profile) whose every request is routed: 127.0.0.1 goes
  * through, anything else is aborted and recorded, so a test can fail on it.
  */
-export async function openWatchedPage(browser: Browser): Promise<PageWatch> {
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+export async function openWatchedPage(browser: Browser, viewport = { width: 1360, height: 900 }): Promise<PageWatch> {
+  const context = await browser.newContext({ viewport });
   const foreignRequests: string[] = [];
   const pageErrors: string[] = [];
   await context.route('**/*', (route) => {
@@ -51,9 +55,12 @@ export async function openWatchedPage(browser: Browser): Promise<PageWatch> {
 }
 
 /** Writes `test-output/<name>.png`. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(screenshotDirectory, { recursive: true });
   const path = `${screenshotDirectory}${name}.png`;
-  await page.screenshot({ path });
+  await page.screenshot({ path, fullPage: options.fullPage ?? false });
   return path;
 }
+
+/** The widths every page is checked and photographed at: a laptop and a small phone. */
+export const viewports = { desktop: { width: 1280, height: 800 }, phone: { width: 375, height: 667 } } as const;

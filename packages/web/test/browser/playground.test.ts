@@ -61,8 +61,10 @@ describe.skipIf(!chromiumAvailable)('the playground in headless Chromium, agains
     expect(trace.startsWith(traceWhileStreaming)).toBe(true);
     expect((await text(page, '.message.assistant .content')).length).toBeGreaterThan(20);
     expect(await text(page, '.message.assistant .message-meta')).toMatch(/^finish_reason: stop · \d+ prompt \+ \d+ completion tokens \(\d+ reasoning\)$/u);
-    // Finished: the trace folds away, and opens again on a click.
-    expect(await page.locator('.reasoning').evaluate((panel) => (panel as HTMLDetailsElement).open)).toBe(false);
+    // Finished: the trace stays open until the reader folds it, and opens again on a click.
+    expect(await page.locator('.reasoning').evaluate((panel) => (panel as HTMLDetailsElement).open)).toBe(true);
+    await page.click('.reasoning summary');
+    expect(await page.isVisible('.reasoning-text')).toBe(false);
     await page.click('.reasoning summary');
     expect(await page.isVisible('.reasoning-text')).toBe(true);
     await screenshot(page, 'reasoner-finished');

@@ -2,6 +2,7 @@
 // (`<api base>/openapi.json`). Everything it needs is served by this server.
 import { apiBaseUrl, byId, h } from '../dom.js';
 import { httpMethods, operationAnchor, renderOperation, renderSchemaSection, type ApiDocument } from './render-operation.js';
+import { renderExamples } from './render-examples.js';
 import { description } from './render-text.js';
 
 const reference = byId('reference');
@@ -14,8 +15,11 @@ function schemeKind(scheme: Record<string, unknown>): string {
   return String(scheme.type);
 }
 
+/** The API's base URL: the document's server (relative to this page), else the page's API base. */
+const baseUrlOf = (document: ApiDocument) => new URL(document.servers?.[0]?.url ?? apiBaseUrl(), window.location.href).href.replace(/\/+$/u, '');
+
 function overview(document: ApiDocument, openApiUrl: string): HTMLElement {
-  const base = new URL(document.servers?.[0]?.url ?? apiBaseUrl(), window.location.href).href;
+  const base = baseUrlOf(document);
   const schemes = Object.entries(document.components?.securitySchemes ?? {});
   return h(
     'section',
@@ -33,13 +37,19 @@ function tableOfContents(document: ApiDocument): HTMLElement[] {
     httpMethods.filter((method) => item[method]).map((method) => h('li', {}, h('a', { href: `#${operationAnchor(method, path, item[method]!)}` }, h('span', { class: `method method-${method}` }, method.toUpperCase()), ' ', path))),
   );
   const schemas = Object.keys(document.components?.schemas ?? {}).map((name) => h('li', {}, h('a', { href: `#schema-${name}` }, name)));
-  return [h('a', { class: 'toc-title', href: '#overview' }, 'Overview'), h('h2', {}, 'Endpoints'), h('ul', {}, operations), h('h2', {}, 'Schemas'), h('ul', {}, schemas)];
+  return [h('a', { class: 'toc-title', href: '#overview' }, 'Overview'), h('a', { class: 'toc-title', href: '#examples' }, 'Example requests'), h('h2', {}, 'Endpoints'), h('ul', {}, operations), h('h2', {}, 'Schemas'), h('ul', {}, schemas)];
 }
 
 function render(document: ApiDocument, openApiUrl: string): void {
   const operations = Object.entries(document.paths).flatMap(([path, item]) => httpMethods.filter((method) => item[method]).map((method) => renderOperation(document, method, path, item[method]!)));
   const schemas = Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => renderSchemaSection(name, schema));
-  reference.replaceChildren(overview(document, openApiUrl), h('h2', { id: 'endpoints' }, 'Endpoints'), ...operations, h('h2', { id: 'schemas' }, 'Schemas'), ...schemas);
+  reference.replaceChildren(overview(document, openApiUrl), renderExamples(baseUrlOf(document)), h('h2', { id: 'endpoints' }, 'Endpoints'), ...operations, h('h2', { id: 'schemas' }, 'Schemas'), ...schemas);
+  // Wide tables scroll inside their own box instead of widening the page (phones).
+  for (const table of reference.querySelectorAll('table')) {
+    const box = h('div', { class: 'table-scroll' });
+    table.replaceWith(box);
+    box.append(table);
+  }
   toc.replaceChildren(...tableOfContents(document));
   // The page was empty when the browser tried to scroll to the fragment.
   if (window.location.hash) window.document.getElementById(window.location.hash.slice(1))?.scrollIntoView();

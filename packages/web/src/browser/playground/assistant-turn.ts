@@ -17,7 +17,7 @@ export interface AssistantTurn {
   addReasoning(text: string): void;
   addContent(text: string): void;
   addToolCallFragment(fragment: ToolCallFragment): void;
-  /** The answer is complete: shows why it stopped and what it cost, and folds the reasoning away. */
+  /** The answer is complete: shows why it stopped and what it cost (the reasoning stays as the reader left it). */
   finish(finishReason: string | null, usage: Usage | null): void;
   /** Shows the finished tool calls, each with a box for its result. */
   showToolCalls(calls: ToolCall[], onResult: (call: ToolCall, result: string) => void): void;
@@ -25,33 +25,29 @@ export interface AssistantTurn {
   stopped(): void;
 }
 
-function createReasoningPanel() {
+/**
+ * The reasoning's panel: open while it streams and afterwards (the reader folds it with the
+ * Hide/Show toggle). `startedAt` is when the request was sent: the model thinks from then on,
+ * also before its first reasoning token arrives.
+ */
+function createReasoningPanel(startedAt: number) {
   const text = document.createTextNode('');
   const status = h('span', { class: 'reasoning-status' }, 'thinking…');
-  const summary = h('summary', {}, h('span', { class: 'reasoning-title' }, 'Reasoning'), status);
+  // A visible control: `summary` with `display: flex` loses the browser's disclosure marker.
+  const toggle = h('span', { class: 'reasoning-toggle', 'aria-hidden': 'true' }, 'Hide');
+  const summary = h('summary', {}, h('span', { class: 'reasoning-title' }, 'Reasoning'), status, toggle);
   const panel = h('details', { class: 'reasoning', open: true }, summary, h('div', { class: 'reasoning-text' }, text));
-  const started = performance.now();
-  // Once the reader has opened or closed it, the panel is theirs: finishing does not fold it.
-  let touched = false;
-  summary.addEventListener('click', () => {
-    touched = true;
+  panel.addEventListener('toggle', () => {
+    toggle.textContent = panel.open ? 'Hide' : 'Show';
   });
   let settled = false;
   /** The reasoning is over (the answer began, or the stream ended): say how long it took. */
   const settle = () => {
     if (settled) return;
     settled = true;
-    status.textContent = `thought for ${((performance.now() - started) / 1000).toFixed(1)} s`;
+    status.textContent = `thought for ${((performance.now() - startedAt) / 1000).toFixed(1)} s`;
   };
-  return {
-    panel,
-    add: (piece: string) => text.appendData(piece),
-    settle,
-    finish() {
-      settle();
-      if (!touched) panel.open = false;
-    },
-  };
+  return { panel, add: (piece: string) => text.appendData(piece), settle };
 }
 
 function createToolCallView(index: number) {
@@ -63,8 +59,9 @@ function createToolCallView(index: number) {
 }
 
 /**
- * Creates the transcript entry of an assistant answer for `model`. Text is appended as it
- * streams; the reasoning gets a collapsible panel of its own, open while it streams.
+ * Creates the transcript entry of an assistant answer for `model`, when its request is sent.
+ * Text is appended as it streams; the reasoning gets a panel of its own, open until the
+ * reader folds it.
  *
  * @example
  * const turn = createAssistantTurn('quantum-reasoner');
@@ -72,6 +69,7 @@ function createToolCallView(index: number) {
  * turn.addReasoning('Let me think. ');
  */
 export function createAssistantTurn(model: string): AssistantTurn {
+  const startedAt = performance.now();
   const body = h('div', { class: 'message-body' });
   const element = h('li', { class: 'message assistant streaming' }, h('div', { class: 'message-role' }, 'assistant', h('span', { class: 'model-badge' }, model)), body);
   let reasoning: ReturnType<typeof createReasoningPanel> | undefined;
@@ -96,7 +94,7 @@ export function createAssistantTurn(model: string): AssistantTurn {
     element,
     addReasoning(text) {
       if (reasoning === undefined) {
-        reasoning = createReasoningPanel();
+        reasoning = createReasoningPanel(startedAt);
         body.prepend(reasoning.panel);
       }
       reasoning.add(text);
@@ -119,7 +117,7 @@ export function createAssistantTurn(model: string): AssistantTurn {
     },
     finish(finishReason, usage) {
       end();
-      reasoning?.finish();
+      reasoning?.settle();
       if (content === undefined && toolCalls.size === 0) body.append(h('div', { class: 'content empty-answer' }, '(no text)'));
       const parts = [finishReason === null ? undefined : `finish_reason: ${finishReason}`, usage === null ? undefined : formatUsage(usage)];
       body.append(h('div', { class: 'message-meta' }, parts.filter(Boolean).join(' · ')));
@@ -143,7 +141,7 @@ export function createAssistantTurn(model: string): AssistantTurn {
     },
     fail(details, retry) {
       end();
-      reasoning?.finish();
+      reasoning?.settle();
       const retryButton = h('button', { type: 'button', class: 'secondary' }, 'Retry');
       retryButton.addEventListener('click', () => {
         element.remove();
@@ -163,7 +161,7 @@ export function createAssistantTurn(model: string): AssistantTurn {
     },
     stopped() {
       end();
-      reasoning?.finish();
+      reasoning?.settle();
       body.append(h('div', { class: 'message-meta' }, 'Stopped. This partial answer is not part of the conversation.'));
     },
   };

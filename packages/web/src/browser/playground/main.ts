@@ -5,6 +5,7 @@ import { apiBaseUrl, byId } from '../dom.js';
 import { createAssistantTurn } from './assistant-turn.js';
 import { createConversation } from './conversation.js';
 import { createModelPicker } from './model-picker.js';
+import { checkNumberField, numberFieldRules } from './number-fields.js';
 import { exampleTools, parseToolDefinitions } from './parse-tools.js';
 import { runTurn } from './run-turn.js';
 
@@ -24,6 +25,8 @@ const message = byId<HTMLTextAreaElement>('message');
 const sendButton = byId<HTMLButtonElement>('send');
 const stopButton = byId<HTMLButtonElement>('stop');
 const composerNote = byId('composer-note');
+const settingsPanel = byId('settings').closest<HTMLElement>('.settings')!;
+const settingsToggle = byId<HTMLButtonElement>('settings-toggle');
 
 const conversation = createConversation(byId('transcript'));
 const modelPicker = createModelPicker(model, byId('model-note'));
@@ -32,25 +35,34 @@ let running: AbortController | undefined;
 // The playground shows every failure as it is: no silent retries.
 const client = () => createChatClient({ baseUrl: apiBaseUrl(), apiKey: apiKey.value.trim() || undefined, maxRetries: 0 });
 
-/** A number field as sent: empty or not a number leaves the field out (the server's default applies). */
-function numberField(input: HTMLInputElement): number | undefined {
-  const value = input.valueAsNumber;
-  return Number.isFinite(value) ? value : undefined;
+/**
+ * A number field checked against the API's range: its value (undefined when empty, so the
+ * server's default applies), or the field is marked and its message shown, and nothing is sent.
+ */
+function readNumberField(input: HTMLInputElement, rules: (typeof numberFieldRules)[keyof typeof numberFieldRules]): { ok: true; value: number | undefined } | { ok: false } {
+  const error = byId(`${input.id}-error`);
+  // A number input reads '' for text it cannot parse: that is not "empty".
+  const checked = input.validity.badInput ? ({ ok: false, message: `${rules.label} must be a number.` } as const) : checkNumberField(input.value, rules);
+  error.hidden = checked.ok;
+  input.setAttribute('aria-invalid', String(!checked.ok));
+  if (checked.ok) return checked;
+  error.textContent = checked.message;
+  // On a phone the settings may be folded: show the field at fault.
+  setSettingsOpen(true);
+  return { ok: false };
 }
 
-/** The request for the conversation so far, or undefined when the tool definitions do not parse. */
+/** The request for the conversation so far, or undefined when a setting is not valid (it is then flagged). */
 function buildRequest(): ChatCompletionCreateParams | undefined {
+  const temperatureValue = readNumberField(temperature, numberFieldRules.temperature);
+  const maxTokensValue = readNumberField(maxTokens, numberFieldRules.maxTokens);
   const parsed = parseToolDefinitions(tools.value);
   toolsError.hidden = parsed.ok;
-  if (!parsed.ok) {
-    toolsError.textContent = parsed.message;
-    return undefined;
-  }
+  if (!parsed.ok) toolsError.textContent = parsed.message;
+  if (!parsed.ok || !temperatureValue.ok || !maxTokensValue.ok) return undefined;
   const request: ChatCompletionCreateParams = { model: model.value, messages: [...conversation.messages] };
-  const temperatureValue = numberField(temperature);
-  const maxTokensValue = numberField(maxTokens);
-  if (temperatureValue !== undefined) request.temperature = temperatureValue;
-  if (maxTokensValue !== undefined) request.max_tokens = maxTokensValue;
+  if (temperatureValue.value !== undefined) request.temperature = temperatureValue.value;
+  if (maxTokensValue.value !== undefined) request.max_tokens = maxTokensValue.value;
   if (parsed.tools) {
     request.tools = parsed.tools;
     request.tool_choice = toolChoice.value as 'auto' | 'required' | 'none';
@@ -92,11 +104,8 @@ composer.addEventListener('submit', (event) => {
   event.preventDefault();
   const text = message.value.trim();
   if (text === '' || running !== undefined || conversation.pendingToolCalls > 0) return;
-  // Check the tools before the message joins the conversation.
-  if (!parseToolDefinitions(tools.value).ok) {
-    buildRequest();
-    return;
-  }
+  // Check the settings before the message joins the conversation.
+  if (buildRequest() === undefined) return;
   conversation.addMessage(role.value === 'system' ? 'system' : 'user', text);
   message.value = '';
   role.value = 'user';
@@ -120,11 +129,31 @@ byId('tools-example').addEventListener('click', () => {
   toolsError.hidden = true;
 });
 tools.addEventListener('change', () => void buildRequest());
+for (const input of [temperature, maxTokens]) {
+  // Clear a flag as soon as the value is fixed; flag a bad one when the field is left.
+  input.addEventListener('input', () => {
+    if (input.getAttribute('aria-invalid') === 'true') void buildRequest();
+  });
+  input.addEventListener('change', () => void buildRequest());
+}
 
+/** On a phone the settings fold behind a button that names the model, so the conversation comes first. */
+function setSettingsOpen(open: boolean): void {
+  settingsPanel.classList.toggle('expanded', open);
+  settingsToggle.setAttribute('aria-expanded', String(open));
+  settingsToggle.textContent = `Settings · ${model.value}${apiKey.value.trim() === '' ? ' · no key' : ''}`;
+}
+settingsToggle.addEventListener('click', () => setSettingsOpen(!settingsPanel.classList.contains('expanded')));
+model.addEventListener('change', () => setSettingsOpen(settingsPanel.classList.contains('expanded')));
+
+// Kept in this tab (sessionStorage) as the hint says: saved as it is typed or pasted, so a
+// reload right after pasting keeps it too.
 apiKey.value = sessionStorage.getItem(keyStorage) ?? '';
+apiKey.addEventListener('input', () => sessionStorage.setItem(keyStorage, apiKey.value.trim()));
 apiKey.addEventListener('change', () => {
-  sessionStorage.setItem(keyStorage, apiKey.value.trim());
+  setSettingsOpen(settingsPanel.classList.contains('expanded'));
   void modelPicker.refresh(client());
 });
+setSettingsOpen(false);
 void modelPicker.refresh(client());
 updateComposer();
