@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 // @ts-expect-error: a plain .mjs script of the repository, without types.
 import { buildWithProgress, createBuildProgress } from '../../../scripts/build-with-progress.mjs';
+// @ts-expect-error: a plain .mjs script of the repository, without types.
+import { pnpmCommand } from '../../../packaging/src/pnpm-command.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
@@ -21,9 +23,11 @@ interface BuildProgress {
   finish(code: number): boolean;
 }
 
-function run(command: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `pnpm <args>` as a user types it (the pnpm on PATH, or `npx -y pnpm@<version>` on a fresh machine). */
+function pnpm(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [command, ...leading] = pnpmCommand() as string[];
   return new Promise((resolvePromise) => {
-    execFile(command, args, { cwd, env: { ...process.env, FORCE_COLOR: '0' } }, (error, stdout, stderr) => {
+    execFile(command!, [...leading, ...args], { cwd, env: { ...process.env, FORCE_COLOR: '0' } }, (error, stdout, stderr) => {
       resolvePromise({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
     });
   });
@@ -92,19 +96,19 @@ describe('pnpm quantum-chat', { timeout: 300_000 }, () => {
   it('should print only the CLI output, so that `usage --json` can be piped', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'quantum-chat-repo-cli-'));
     onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
-    const created = await run('pnpm', ['quantum-chat', 'keys', 'create', '--org', 'acme', '--data-dir', dataDir], root);
+    const created = await pnpm(['quantum-chat', 'keys', 'create', '--org', 'acme', '--data-dir', dataDir], root);
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^Created organisation 'acme' \(free plan\)\.\nCreated live key key_\w+ for 'acme'\. .*\nqc_live_\w+\n$/);
     expect(created.stderr).not.toMatch(buildToolNoise);
 
-    const usage = await run('pnpm', ['quantum-chat', 'usage', '--org', 'acme', '--json', '--data-dir', dataDir], root);
+    const usage = await pnpm(['quantum-chat', 'usage', '--org', 'acme', '--json', '--data-dir', dataDir], root);
     expect(usage.code).toBe(0);
     expect(JSON.parse(usage.stdout)).toEqual([]);
     expect(usage.stderr).not.toMatch(buildToolNoise);
   });
 
   it('should end a failing command with its own message and exit code only', async () => {
-    const failed = await run('pnpm', ['quantum-chat', 'usage'], root);
+    const failed = await pnpm(['quantum-chat', 'usage'], root);
     expect(failed.code).toBe(2);
     expect(failed.stdout).toBe('');
     expect(failed.stderr).toMatch(/^(?:Building[\s\S]*?\n)?quantum-chat usage: `usage` needs --org <name>\.\n\nUsage: quantum-chat usage/);
