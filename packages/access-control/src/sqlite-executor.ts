@@ -51,6 +51,8 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
   const pending = new Map<number, { resolve(results: unknown[]): void; reject(error: Error): void }>();
   let nextId = 0;
   let failure: Error | undefined;
+  /** close() holds the process open until the worker exits; a last reply must not let go of it. */
+  let closing = false;
 
   const failAll = (error: Error) => {
     failure = error;
@@ -61,7 +63,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     const call = pending.get(reply.id);
     if (call === undefined) return;
     pending.delete(reply.id);
-    if (pending.size === 0) worker.unref();
+    if (pending.size === 0 && !closing) worker.unref();
     if ('error' in reply) call.reject(new SqliteError(reply.error.message, reply.error.code));
     else call.resolve(reply.results);
   });
@@ -96,6 +98,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     async close() {
       if (failure !== undefined) return;
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      closing = true;
       worker.ref();
       worker.postMessage({ type: 'close' });
       await exited;
