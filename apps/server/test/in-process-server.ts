@@ -25,9 +25,10 @@ export interface InProcessServer {
 export async function startInProcessServer(file: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<InProcessServer> {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-inproc-'));
   const config = resolveConfig(parseConfigFile({ logLevel: 'silent', dataDir: join(directory, 'data'), ...file }), env);
-  let testKey = '';
-  const app = await createQuantumServer(config, { cwd: directory, env, onFirstStartKey: (key) => (testKey = key) });
+  const app = await createQuantumServer(config, { cwd: directory, env });
   await app.listen({ host: '127.0.0.1', port: 0 });
+  // As `quantum-chat serve` does: the first start's key is made once the server listens.
+  const testKey = (await app.prepareStarterKeys()).createdKey ?? '';
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
