@@ -96,6 +96,17 @@ describe('chat.completions against Fastify and the reference engine', () => {
     expect(collected.finishReason).toBe('length');
     expect(collected.usage).toMatchObject({ completion_tokens: 5 });
   });
+
+  for (const format of formats) {
+    it(`should see usage exactly once per stream, with and without include_usage [${format} format]`, async () => {
+      const request = { model: 'quantum-lite', messages: [{ role: 'user' as const, content: 'Say hi.' }] };
+      for (const streamOptions of [{}, { stream_options: { include_usage: true } }]) {
+        const usages: unknown[] = [];
+        for await (const event of clients[format].chat.completions.stream({ ...request, ...streamOptions })) if (event.type === 'usage') usages.push(event.usage);
+        expect(usages, JSON.stringify(streamOptions)).toHaveLength(1);
+      }
+    });
+  }
 });
 
 describe('models against Fastify', () => {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Renders results/compat.json (written by the interop tests, one section per test file, only
-// cells whose test passed) into the root README, between <!-- compat:start --> and
+// Renders results/compat.json (recorded by `pnpm compat:record`: one section per test file,
+// only cells whose test passed) into the root README, between <!-- compat:start --> and
 // <!-- compat:end -->. Every cell of the tables comes from a record; nothing is typed by hand.
 //
 //   node scripts/render-compat-table.mjs           # rewrite the README section

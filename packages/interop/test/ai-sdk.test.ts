@@ -1,14 +1,17 @@
 /**
- * The Vercel AI SDK (`ai` + `@ai-sdk/openai-compatible`) against the real server over HTTP:
- * `generateText` and `streamText` for every model and stream format (text, reasoning parts,
- * tool calls, finish reason, usage), its errors, and a mid-stream failure.
+ * The Vercel AI SDK (`ai` + `@ai-sdk/openai-compatible`, majors 6 and 7) against the real server
+ * over HTTP: `generateText` and `streamText` for every model and stream format (text, reasoning
+ * parts, tool calls, finish reason, usage), its errors, and a mid-stream failure. Its default
+ * OpenAI provider (`@ai-sdk/openai`) calls the Responses API, which the server does not serve:
+ * the 404 says what to use instead, and `openai.chat(model)` works.
  */
+import { createOpenAI } from '@ai-sdk/openai';
 import { generateApiKey } from '@quantum-chat/core';
-import { APICallError, generateText, stepCountIs, streamText, tool, type TextStreamPart, type ToolSet } from 'ai';
+import type { TextStreamPart, ToolSet } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { aiSdkClient, aiSdkVersion, createQuantumProvider } from './support/ai-sdk-client.js';
-import { createCompatRecorder, type CompatCell } from './support/compat-recorder.js';
+import { aiSdkClient, aiSdkVersions, type AiSdkVersion } from './support/ai-sdk-client.js';
+import { createCompatRecorder, installedVersion, type CompatCell } from './support/compat-recorder.js';
 import { partialAnswer } from './support/failing-upstream.js';
 import { fetchReferenceAnswer, models, question, streamFormats, weatherQuestion, type ModelId, type ReferenceAnswer, type StreamFormat } from './support/fixtures.js';
 import { failingModel, startInteropServer, type InteropServer } from './support/interop-server.js';
@@ -32,37 +35,36 @@ afterAll(async () => {
   await server?.close();
 });
 
-function provider(format: StreamFormat, options: { apiKey?: string; includeUsage?: boolean } = {}) {
-  return createQuantumProvider({
-    baseURL: `${server.origin}${format.path}`,
-    apiKey: options.apiKey ?? server.testKey,
-    headers: format.headers,
-    ...(options.includeUsage ? { includeUsage: true } : {}),
-  });
+function cell(sdk: AiSdkVersion, format: StreamFormat | 'any', fields: Omit<CompatCell, 'client' | 'version' | 'format'>): CompatCell {
+  return { client: aiSdkClient, version: sdk.version, format: format === 'any' ? 'any' : format.id, ...fields };
 }
 
-function cell(format: StreamFormat | 'any', fields: Omit<CompatCell, 'client' | 'version' | 'format'>): CompatCell {
-  return { client: aiSdkClient, version: aiSdkVersion, format: format === 'any' ? 'any' : format.id, ...fields };
-}
-
-function expectUsage(usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number; reasoningTokens?: number }, reference: ReferenceAnswer) {
+/** Reasoning tokens are in `outputTokenDetails` (6 and 7; 7 dropped the top-level `reasoningTokens`). */
+function expectUsage(
+  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined; outputTokenDetails?: { reasoningTokens?: number | undefined } },
+  reference: ReferenceAnswer,
+) {
   expect(usage.inputTokens).toBe(reference.usage.prompt_tokens);
   expect(usage.outputTokens).toBe(reference.usage.completion_tokens);
   expect(usage.totalTokens).toBe(reference.usage.total_tokens);
-  expect(usage.reasoningTokens ?? 0).toBe(reference.usage.completion_tokens_details?.reasoning_tokens ?? 0);
+  expect(usage.outputTokenDetails?.reasoningTokens ?? 0).toBe(reference.usage.completion_tokens_details?.reasoning_tokens ?? 0);
 }
 
 const calls: { city: string }[] = [];
-const tools = {
-  get_weather: tool({
-    description: 'Get the current weather for a city',
-    inputSchema: z.object({ city: z.string().describe('The city name') }),
-    execute: async ({ city }) => {
-      calls.push({ city });
-      return { city, temperature_c: 18, sky: 'cloudy' };
-    },
-  }),
-} satisfies ToolSet;
+
+/** The weather tool, made with the SDK's own `tool` helper. */
+function weatherTools(sdk: AiSdkVersion) {
+  return {
+    get_weather: sdk.ai.tool({
+      description: 'Get the current weather for a city',
+      inputSchema: z.object({ city: z.string().describe('The city name') }),
+      execute: async ({ city }) => {
+        calls.push({ city });
+        return { city, temperature_c: 18, sky: 'cloudy' };
+      },
+    }),
+  } satisfies ToolSet;
+}
 
 async function caught(promise: PromiseLike<unknown>): Promise<any> {
   return Promise.resolve(promise).then(
@@ -73,7 +75,19 @@ async function caught(promise: PromiseLike<unknown>): Promise<any> {
   );
 }
 
-describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
+describe.each(aiSdkVersions)(`${aiSdkClient} $version`, (sdk) => {
+  const { APICallError, generateText, stepCountIs, streamText } = sdk.ai;
+  const tools = weatherTools(sdk);
+
+  function provider(format: StreamFormat, options: { apiKey?: string; includeUsage?: boolean } = {}) {
+    return sdk.createProvider({
+      baseURL: `${server.origin}${format.path}`,
+      apiKey: options.apiKey ?? server.testKey,
+      headers: format.headers,
+      ...(options.includeUsage ? { includeUsage: true } : {}),
+    });
+  }
+
   describe.each(streamFormats)('$label', (format) => {
     describe.each(models)('%s', (model) => {
       it('should generateText with text, reasoning only for the reasoner, finish reason and usage', async () => {
@@ -85,8 +99,8 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
         expect(result.finishReason).toBe('stop');
         expectUsage(result.usage, reference);
         expect(result.response.modelId).toBe(model);
-        compat.prove(cell(format, { feature: 'chat', model, outcome: 'works' }));
-        if (model === 'quantum-reasoner') compat.prove(cell(format, { feature: 'reasoning', model, outcome: 'works' }));
+        compat.prove(cell(sdk, format, { feature: 'chat', model, outcome: 'works' }));
+        if (model === 'quantum-reasoner') compat.prove(cell(sdk, format, { feature: 'reasoning', model, outcome: 'works' }));
       });
 
       it('should streamText with text and reasoning deltas, finish reason and usage', async () => {
@@ -109,8 +123,8 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
         expect(types).toEqual(['start', 'start-step', ...(model === 'quantum-reasoner' ? ['reasoning-start', 'reasoning-delta', 'reasoning-end'] : []), ...body, 'finish-step', 'finish']);
         expect(await result.finishReason).toBe('stop');
         expectUsage(await result.usage, reference);
-        compat.prove(cell(format, { feature: 'stream', model, outcome: 'works' }));
-        if (model === 'quantum-reasoner') compat.prove(cell(format, { feature: 'reasoning', model, outcome: 'works' }));
+        compat.prove(cell(sdk, format, { feature: 'stream', model, outcome: 'works' }));
+        if (model === 'quantum-reasoner') compat.prove(cell(sdk, format, { feature: 'reasoning', model, outcome: 'works' }));
       });
 
       it('should streamText with includeUsage (stream_options.include_usage)', async () => {
@@ -119,7 +133,7 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
         expect(await result.text).toBe(reference.content);
         expect(await result.finishReason).toBe('stop');
         expectUsage(await result.totalUsage, reference);
-        compat.prove(cell(format, { feature: 'include-usage', model, outcome: 'works' }));
+        compat.prove(cell(sdk, format, { feature: 'include-usage', model, outcome: 'works' }));
       });
 
       it('should call the tool and answer from its result, with generateText and streamText', async () => {
@@ -142,7 +156,7 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
         expect(generated.text).toMatch(/get_weather .*Paris.*18/);
         expect(await streamed.text).toMatch(/get_weather .*Paris.*18/);
         expect(calls).toEqual([{ city: 'Paris' }, { city: 'Paris' }]);
-        compat.prove(cell(format, { feature: 'tools', model, outcome: 'works' }));
+        compat.prove(cell(sdk, format, { feature: 'tools', model, outcome: 'works' }));
       });
     });
 
@@ -160,7 +174,7 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
       expect(errorParts[0]).toMatchObject({ code: 'upstream_error', type: 'server_error' });
       expect(errors).toEqual(errorParts);
       expect(await result.finishReason).toBe('error');
-      compat.prove(cell(format, { feature: 'mid-stream error', outcome: 'works', detail: 'an `error` part, `onError`, finish reason `error`' }));
+      compat.prove(cell(sdk, format, { feature: 'mid-stream error', outcome: 'works', detail: 'an `error` part, `onError`, finish reason `error`' }));
     });
   });
 
@@ -173,32 +187,32 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
       const error = await attempt(generateApiKey('live'), 'quantum-lite');
       expect(APICallError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ statusCode: 401, isRetryable: false, data: { error: { code: 'invalid_api_key' } } });
-      compat.prove(cell('any', { feature: '401', outcome: 'works', detail: '`APICallError` 401' }));
+      compat.prove(cell(sdk, 'any', { feature: '401', outcome: 'works', detail: '`APICallError` 401' }));
     });
 
     it('should throw 400 naming the parameter', async () => {
       const error = await attempt(server.testKey, 'quantum-lite', { temperature: 5 });
       expect(APICallError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ statusCode: 400, isRetryable: false, data: { error: { param: 'temperature' } } });
-      compat.prove(cell('any', { feature: '400', outcome: 'works', detail: '`APICallError` 400' }));
+      compat.prove(cell(sdk, 'any', { feature: '400', outcome: 'works', detail: '`APICallError` 400' }));
     });
 
     it('should throw 404 for an unknown model', async () => {
       const error = await attempt(server.testKey, 'quantum-nonexistent');
       expect(error).toMatchObject({ statusCode: 404, data: { error: { code: 'model_not_found' } } });
-      compat.prove(cell('any', { feature: '404', outcome: 'works', detail: '`APICallError` 404' }));
+      compat.prove(cell(sdk, 'any', { feature: '404', outcome: 'works', detail: '`APICallError` 404' }));
     });
 
     it('should throw 403 for quantum-pro on a free plan', async () => {
       const error = await attempt(keys.free, 'quantum-pro');
       expect(error).toMatchObject({ statusCode: 403, isRetryable: false, data: { error: { code: 'plan_required' } } });
-      compat.prove(cell('any', { feature: '403', outcome: 'works', detail: '`APICallError` 403' }));
+      compat.prove(cell(sdk, 'any', { feature: '403', outcome: 'works', detail: '`APICallError` 403' }));
     });
 
     it('should throw 502 when the engine fails before the first byte', async () => {
       const error = await attempt(keys.live, failingModel);
       expect(error).toMatchObject({ statusCode: 502, isRetryable: true, data: { error: { code: 'upstream_error' } } });
-      compat.prove(cell('any', { feature: '5xx', outcome: 'works', detail: '`APICallError` 502' }));
+      compat.prove(cell(sdk, 'any', { feature: '5xx', outcome: 'works', detail: '`APICallError` 502' }));
     });
 
     it('should throw an error from streamText before the stream starts (404)', async () => {
@@ -207,7 +221,29 @@ describe(`${aiSdkClient} ${aiSdkVersion}`, () => {
       await caught(result.text);
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatchObject({ statusCode: 404 });
-      compat.prove(cell('any', { feature: '404 (stream)', outcome: 'works', detail: '`onError` with `APICallError` 404' }));
+      compat.prove(cell(sdk, 'any', { feature: '404 (stream)', outcome: 'works', detail: '`onError` with `APICallError` 404' }));
     });
+  });
+});
+
+describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the AI SDK's default OpenAI provider)`, () => {
+  const sdk = aiSdkVersions.at(-1)!;
+  const openai = () => createOpenAI({ baseURL: `${server.origin}/v1`, apiKey: server.testKey });
+
+  it('should get a 404 that names the provider to use when it calls the Responses API (its default)', async () => {
+    const error = await caught(sdk.ai.generateText({ model: openai()('quantum-lite') as never, prompt: question, maxRetries: 0 }));
+    expect(sdk.ai.APICallError.isInstance(error)).toBe(true);
+    expect(error.url).toBe(`${server.origin}/v1/responses`);
+    expect(error).toMatchObject({ statusCode: 404, data: { error: { code: 'unknown_url' } } });
+    expect(error.data.error.message).toContain('@ai-sdk/openai-compatible');
+    expect(error.data.error.message).toContain('/v1/chat/completions');
+    compat.prove({ client: '@ai-sdk/openai', version: installedVersion('@ai-sdk/openai'), format: 'any', feature: '404', outcome: 'fails', detail: '`openai(model)` calls `/v1/responses`: a 404 naming `@ai-sdk/openai-compatible` and `openai.chat(model)`' });
+  });
+
+  it('should work through openai.chat(model), which calls chat completions', async () => {
+    const reference = expected.get('quantum-lite')!;
+    const result = await sdk.ai.generateText({ model: openai().chat('quantum-lite') as never, prompt: question });
+    expect(result.text).toBe(reference.content);
+    compat.prove({ client: '@ai-sdk/openai', version: installedVersion('@ai-sdk/openai'), format: 'quantum', feature: 'chat', model: 'quantum-lite', outcome: 'works', detail: 'through `openai.chat(model)`, not `openai(model)` (the Responses API)' });
   });
 });

@@ -110,7 +110,7 @@ describe.each(openaiClients)('openai@$version (installed as $packageName)', (sdk
         expect(collected.chunks[0].choices[0].delta.role).toBe('assistant');
         expect(new Set(collected.chunks.map((chunk) => chunk.id)).size).toBe(1);
         expect(collected.finishReason).toBe('stop');
-        // decisions §4: the finish chunk always carries usage, even without include_usage.
+        // decisions §4.3: without include_usage the finish chunk carries usage.
         expect(collected.finishUsage).toEqual(reference.usage);
         compat.prove(cell(sdk, format, { feature: 'stream', model, outcome: 'works' }));
         if (model === 'quantum-reasoner') compat.prove(cell(sdk, format, { feature: 'reasoning', model, outcome: 'works', detail: reasoningUntyped }));
@@ -154,7 +154,8 @@ describe.each(openaiClients)('openai@$version (installed as $packageName)', (sdk
         const last = collected.chunks.at(-1);
         expect(last.choices).toEqual([]);
         expect(last.usage).toEqual(reference.usage);
-        expect(collected.finishUsage).toEqual(reference.usage);
+        // decisions §4.3: with include_usage only the `choices: []` chunk carries usage.
+        expect(collected.finishUsage).toBeUndefined();
         const helper = sdk.streamHelper(clientFor(sdk, format), { model, messages: questionMessages, stream_options: { include_usage: true } });
         expect((await helper.finalChatCompletion()).usage).toEqual(reference.usage);
         compat.prove(cell(sdk, format, { feature: 'include-usage', model, outcome: 'works' }));

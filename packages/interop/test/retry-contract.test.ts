@@ -5,11 +5,9 @@
  * delays, a window in which no retry may come), so they run concurrently, each with its own key.
  */
 import { generateApiKey } from '@quantum-chat/core';
-import { OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible';
-import { APICallError, generateText, RetryError } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { aiSdkClient, aiSdkVersion, createQuantumProvider } from './support/ai-sdk-client.js';
+import { aiSdkClient, aiSdkVersions } from './support/ai-sdk-client.js';
 import { createCompatRecorder } from './support/compat-recorder.js';
 import { question } from './support/fixtures.js';
 import { createChatOpenAI, langchainClient, langchainVersion } from './support/langchain-client.js';
@@ -82,7 +80,12 @@ describe.concurrent.each(openaiClients)('openai@$version (installed as $packageN
   });
 });
 
-describe.concurrent(`${aiSdkClient} ${aiSdkVersion}`, () => {
+describe.concurrent.each(aiSdkVersions)(`${aiSdkClient} $version`, (sdk) => {
+  const { APICallError, generateText, RetryError } = sdk.ai;
+  const aiSdkVersion = sdk.version;
+  const createQuantumProvider = sdk.createProvider;
+  const OpenAICompatibleChatLanguageModel = sdk.ChatLanguageModel;
+
   it('should retry a 429 rate_limit_exceeded once, after retry-after-ms, and succeed', async (context) => {
     const key = keyFor('rate-limited-once');
     const provider = createQuantumProvider({ baseURL: host.baseUrl, apiKey: key });

@@ -11,7 +11,7 @@ export type ChatStreamEvent =
   | { type: 'content'; text: string; logprobs?: TokenLogprob[] }
   /** A fragment of a tool call; `id` and `name` come with the first fragment of a call (some servers repeat them). */
   | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta: string }
-  /** Token counts: on the last chunk, and again on a `choices: []` chunk with `stream_options.include_usage`. */
+  /** Token counts: on the last chunk, or (with `stream_options.include_usage`) on a `choices: []` chunk after it. */
   | { type: 'usage'; usage: Usage }
   /** Why generation stopped: `stop`, `length`, `tool_calls` (or what another server sends). */
   | { type: 'finish'; finishReason: string };

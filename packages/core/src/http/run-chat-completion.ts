@@ -314,7 +314,10 @@ function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, 
       case 'finish': {
         const usage = toWireUsage(event.usage);
         const reason = indexer.count() > 0 && event.reason === 'stop' ? 'tool_calls' : event.reason;
-        return encoder.finish(reason, usage) + (settings.includeUsage ? encoder.usage(usage) : '') + encoder.done();
+        // With include_usage only the extra `choices: []` chunk carries usage: clients such as
+        // LangChain add up every usage they see (decisions §4.3).
+        if (settings.includeUsage) return encoder.finish(reason, undefined) + encoder.usage(usage) + encoder.done();
+        return encoder.finish(reason, usage) + encoder.done();
       }
     }
   }

@@ -50,10 +50,12 @@ export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamE
     toolCallArguments(index: number, text: string): string {
       return message(`${openDelta}${role()}"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(text)}}}]${closeDelta}`);
     },
-    finish(reason: string, usage: Usage): string {
+    /** The last chunk; `usage` is left out when a `choices: []` usage chunk follows (decisions §4.3). */
+    finish(reason: string, usage: Usage | undefined): string {
       // A stream whose engine produced nothing still gives the role on its first chunk.
       const delta = rolePending ? role().slice(0, -1) : '';
-      return message(`{${head}{"index":0,"delta":{${delta}},"finish_reason":${JSON.stringify(reason)}}],"usage":${JSON.stringify(usage)}}`);
+      const tail = usage === undefined ? '}' : `,"usage":${JSON.stringify(usage)}}`;
+      return message(`{${head}{"index":0,"delta":{${delta}},"finish_reason":${JSON.stringify(reason)}}]${tail}`);
     },
     usage(usage: Usage): string {
       return message(`{${head}],"usage":${JSON.stringify(usage)}}`);

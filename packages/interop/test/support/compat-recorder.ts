@@ -3,8 +3,21 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, onTestFinished, type TestContext } from 'vitest';
 
-/** Where every suite writes its proven cells; `scripts/render-compat-table.mjs` reads it. */
-export const compatResultsPath = fileURLToPath(new URL('../../results/compat.json', import.meta.url));
+/** The committed results: `scripts/render-compat-table.mjs` renders the README tables from them. */
+export const committedCompatResultsPath = fileURLToPath(new URL('../../results/compat.json', import.meta.url));
+
+/** Where a test run writes: an ignored file, so `pnpm test` leaves tracked files alone. */
+export const lastRunCompatResultsPath = fileURLToPath(new URL('../../test-output/compat.json', import.meta.url));
+
+/**
+ * Where every suite writes its proven cells: the committed file only when asked to record
+ * (`pnpm --filter @quantum-chat/interop compat:record` sets `QUANTUM_CHAT_INTEROP_RECORD=1`).
+ */
+export function compatResultsPathFor(env: Readonly<Record<string, string | undefined>>): string {
+  return env.QUANTUM_CHAT_INTEROP_RECORD === '1' ? committedCompatResultsPath : lastRunCompatResultsPath;
+}
+
+export const compatResultsPath = compatResultsPathFor(process.env);
 
 /**
  * How a request reaches the server: the spec's stream format at `/v1`, the OpenAI format at
@@ -35,9 +48,9 @@ export interface CompatRecord extends CompatCell {
   test: string;
 }
 
+/** No timestamps: recording the same results twice gives the same file. */
 interface CompatFile {
-  generatedAt: string;
-  suites: Record<string, { finishedAt: string; records: CompatRecord[] }>;
+  suites: Record<string, { records: CompatRecord[] }>;
 }
 
 /** Reads a dependency's installed version (aliases like `openai4` included). */
@@ -69,7 +82,7 @@ function withLock<T>(action: () => T): T {
 /**
  * Collects the cells a suite proves. `prove(cell)` is called inside a test (`prove(cell, context)`
  * in a concurrent one), and the cell is kept only if that test passes; `flush()` (in `afterAll`) replaces the suite's section of
- * `results/compat.json`, so each cell in the README traces back to a passing test.
+ * the results file (`compatResultsPath`), so each cell in the README traces back to a passing test.
  *
  * @example
  * const compat = createCompatRecorder('openai-sdk');
@@ -90,18 +103,16 @@ export function createCompatRecorder(suite: string) {
     flush(): void {
       mkdirSync(dirname(compatResultsPath), { recursive: true });
       withLock(() => {
-        let file: CompatFile = { generatedAt: '', suites: {} };
+        let file: CompatFile = { suites: {} };
         try {
           file = JSON.parse(readFileSync(compatResultsPath, 'utf8')) as CompatFile;
         } catch {
           // First run, or a file from an older layout: start over.
         }
-        const now = new Date().toISOString();
-        file.generatedAt = now;
         // Concurrent tests finish in any order: sort, so a rerun with the same results is the same file.
         const key = (record: CompatRecord) => [record.client, record.version, record.format, record.feature, record.model ?? '', record.outcome, record.detail ?? '', record.test].join('\u0000');
-        file.suites[suite] = { finishedAt: now, records: [...records].sort((a, b) => key(a).localeCompare(key(b))) };
-        const sorted: CompatFile = { generatedAt: file.generatedAt, suites: Object.fromEntries(Object.entries(file.suites).sort(([a], [b]) => a.localeCompare(b))) };
+        file.suites[suite] = { records: [...records].sort((a, b) => key(a).localeCompare(key(b))) };
+        const sorted: CompatFile = { suites: Object.fromEntries(Object.entries(file.suites).sort(([a], [b]) => a.localeCompare(b)).map(([name, { records: kept }]) => [name, { records: kept }])) };
         writeFileSync(`${compatResultsPath}.tmp`, `${JSON.stringify(sorted, null, 2)}\n`);
         renameSync(`${compatResultsPath}.tmp`, compatResultsPath);
       });
