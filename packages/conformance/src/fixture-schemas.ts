@@ -67,7 +67,8 @@ const usageSchema = z.strictObject({
 
 /**
  * One line of `<stem>.engine.jsonl`: exactly a `ChatEngineEvent`, plus `error`, which means
- * "throw a QuantumChatError with this code here".
+ * "throw a QuantumChatError with this code here", and `hold`, which means "stay silent until
+ * the client has seen the first bytes of the response".
  */
 export const replayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('reasoning'), text: z.string() }),
@@ -75,6 +76,8 @@ export const replayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('tool-call'), index: z.number().int().nonnegative(), name: z.string().optional(), argumentsDelta: z.string() }),
   z.strictObject({ type: z.literal('finish'), reason: z.enum(['stop', 'length', 'tool_calls']), usage: usageSchema }),
   z.strictObject({ type: z.literal('error'), code: z.string(), message: z.string().min(1) }),
+  /** Not an event: the engine stays silent here until the client has seen the response's first bytes. */
+  z.strictObject({ type: z.literal('hold') }),
 ]);
 export type ReplayEvent = z.infer<typeof replayEventSchema>;
 

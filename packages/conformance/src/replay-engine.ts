@@ -93,6 +93,11 @@ export function createReplayEngine(script: string | readonly ReplayEvent[] | und
       for (const [index, step] of events.entries()) {
         await nextMacrotask(context.signal);
         context.signal.throwIfAborted();
+        if (step.type === 'hold') {
+          // Silent until the reader saw the first bytes: only a keep-alive can come before.
+          await waitFor(gate, options.holdTimeoutMs ?? 2000, context.signal);
+          continue;
+        }
         const last = index === events.length - 1;
         if (last) {
           if (options.holdLastEvent === true && index > 0) await waitFor(gate, options.holdTimeoutMs ?? 2000, context.signal);

@@ -10,15 +10,19 @@ const idleMs = 20_000;
 const proxyIdleMs = 5_000;
 const usage = { promptTokens: 3, completionTokens: 2, reasoningTokens: 0 };
 
-/** An engine that says one word, then thinks silently for `idleMs`, then finishes. */
-function createSlowEngine(): ChatEngine {
+/**
+ * An engine that says one word, then thinks silently for `idleMs`, then finishes; or, with
+ * `silentFirst`, thinks before its first word (a slow first token: no byte would be sent yet).
+ */
+function createSlowEngine(silentFirst = false): ChatEngine {
   return {
     async *generate(_request, context) {
-      yield { type: 'content', text: 'Thinking' } satisfies ChatEngineEvent;
+      if (!silentFirst) yield { type: 'content', text: 'Thinking' } satisfies ChatEngineEvent;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, idleMs);
         context.signal.addEventListener('abort', () => (clearTimeout(timer), reject(context.signal.reason)), { once: true });
       });
+      if (silentFirst) yield { type: 'content', text: 'Thinking' } satisfies ChatEngineEvent;
       yield { type: 'content', text: ' done.' } satisfies ChatEngineEvent;
       yield { type: 'finish', reason: 'stop', usage } satisfies ChatEngineEvent;
     },
@@ -61,18 +65,29 @@ describe('keep-alive comments', () => {
     const fastify = await behindProxy(await startFastifyHost(options));
     // The control: the same stream without keep-alives is cut by the proxy.
     const silent = await behindProxy(await startExpressHost({ ...options, keepAliveIntervalMs: 0 }));
+    // Silent before the first token: the keep-alive starts the stream (decisions §4.6).
+    const slowStart = { ...options, engine: createSlowEngine(true) };
+    const expressSlowStart = await behindProxy(await startExpressHost(slowStart));
+    const fastifySlowStart = await behindProxy(await startFastifyHost(slowStart));
 
     const started = performance.now();
-    const [viaExpress, viaFastify, withoutKeepAlive] = await Promise.all([streamThrough(express.port), streamThrough(fastify.port), streamThrough(silent.port)]);
+    const [viaExpress, viaFastify, withoutKeepAlive, viaExpressSlowStart, viaFastifySlowStart] = await Promise.all([
+      streamThrough(express.port),
+      streamThrough(fastify.port),
+      streamThrough(silent.port),
+      streamThrough(expressSlowStart.port),
+      streamThrough(fastifySlowStart.port),
+    ]);
     console.log(`streams took ${((performance.now() - started) / 1000).toFixed(1)} s; keep-alives: express ${viaExpress.body.split(': keep-alive\n\n').length - 1}, fastify ${viaFastify.body.split(': keep-alive\n\n').length - 1}; the proxy dropped ${silent.dropped} silent stream(s)`);
 
-    for (const result of [viaExpress, viaFastify]) {
+    for (const result of [viaExpressSlowStart, viaFastifySlowStart]) expect(result.body.startsWith(': keep-alive\n\n')).toBe(true);
+    for (const result of [viaExpress, viaFastify, viaExpressSlowStart, viaFastifySlowStart]) {
       expect(result.broken).toBe(false);
       expect(result.body.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(9);
       expect(result.body).toContain('"content":" done."');
       expect(result.body.endsWith('data: [DONE]\n\n')).toBe(true);
     }
-    expect(express.dropped + fastify.dropped).toBe(0);
+    expect(express.dropped + fastify.dropped + expressSlowStart.dropped + fastifySlowStart.dropped).toBe(0);
     expect(silent.dropped).toBe(1);
     expect(withoutKeepAlive.body).not.toContain('data: [DONE]');
   }, 40_000);

@@ -54,6 +54,8 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   #waiter: ((step: IteratorResult<string>) => void) | undefined;
   /** The promise of the pull the waiter belongs to. */
   #pull: Promise<IteratorResult<string>> | undefined;
+  /** A frame handed out before anything else: the keep-alive of a stream started before its first event. */
+  #leading: string | undefined;
   /** The last frames were handed out: the next pull ends the stream. */
   #closing = false;
   /** A frame of an event was handed out (keep-alives do not count). */
@@ -66,11 +68,21 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   #idleSince = Date.now();
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(source: AsyncIterator<Event>, first: IteratorResult<Event>, hooks: FrameStreamHooks<Event>, options: FrameStreamOptions) {
+  /**
+   * `first` is the engine's first step, or its pending `next()` when the stream starts before
+   * the engine spoke: the keep-alive interval passed, so the first frame is a keep-alive.
+   */
+  constructor(source: AsyncIterator<Event>, first: IteratorResult<Event> | Promise<IteratorResult<Event>>, hooks: FrameStreamHooks<Event>, options: FrameStreamOptions) {
     this.#source = source;
-    this.#ready = first;
     this.#hooks = hooks;
     this.#options = options;
+    if (first instanceof Promise) {
+      this.#inflight = true;
+      this.#leading = options.keepAliveFrame;
+      first.then(this.#onStep, this.#onError);
+    } else {
+      this.#ready = first;
+    }
     const { keepAliveMs, stallTimeoutMs } = options;
     if (usable(keepAliveMs) || usable(stallTimeoutMs)) this.#arm(Date.now());
   }
@@ -88,6 +100,12 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
     }
     // A pull while another waits is served after it, in order, as an async generator would.
     if (this.#waiter !== undefined) return this.#pull!.then(this.#pullAgain, this.#pullAgain);
+    if (this.#leading !== undefined) {
+      const frame = this.#leading;
+      this.#leading = undefined;
+      this.#idleSince = Date.now();
+      return Promise.resolve({ done: false, value: frame });
+    }
     // One executor for every pull (no closure or holder object per frame).
     const pull = new Promise(this.#capture);
     this.#pull = pull;

@@ -255,9 +255,11 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
 }
 
 /**
- * Starts a stream: resolves once the engine produced its first event (so an early failure is
- * still a real HTTP error), then yields SSE frames (decisions §4). A failure after that is an
- * `error` frame and the stream ends without `[DONE]`.
+ * Starts a stream (decisions §4): resolves with its SSE frames once the engine produced its
+ * first event, so that an early failure is still a real HTTP error. An engine still silent
+ * after the keep-alive interval does not hold the response back any longer: the stream starts
+ * with a `: keep-alive` (proxies cut silent connections), and a failure after that is an
+ * `error` frame, the stream ending without `[DONE]`.
  */
 export function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
@@ -265,24 +267,59 @@ export function runToStream(settings: RunSettings): Promise<AsyncIterableIterato
   settings.track?.(() => progress.outcome(200, false));
   let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
   try {
-    firstStep = run.iterator.next();
+    // A native promise even from an engine whose iterator returns another thenable (the same
+    // promise, no extra turn, when it already is one).
+    firstStep = Promise.resolve(run.iterator.next());
   } catch (error) {
     firstStep = Promise.reject(error);
   }
+  const failed = (thrown: unknown): never => {
+    run.stop();
+    const error = explainFailure(settings, thrown);
+    settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
+    throw error;
+  };
+  const keepAliveMs = settings.keepAliveIntervalMs;
   // `then`, not `await`: nothing but this reaction is held while the engine is silent.
-  return firstStep.then(
-    (first) => startFrames(settings, run, progress, first),
-    (thrown: unknown) => {
-      run.stop();
-      const error = explainFailure(settings, thrown);
-      settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
-      throw error;
-    },
-  );
+  if (!(keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY)) return firstStep.then((first) => startFrames(settings, run, progress, first), failed);
+  return new Promise((resolve, reject) => {
+    let started = false;
+    const timer = setTimeout(() => {
+      // A client that left has nobody to keep alive: the first step settles the request.
+      if (settings.client.closed) return;
+      started = true;
+      resolve(startFrames(settings, run, progress, firstStep));
+    }, keepAliveMs);
+    firstStep.then(
+      (first) => {
+        if (started) return;
+        clearTimeout(timer);
+        resolve(startFrames(settings, run, progress, first));
+      },
+      (thrown: unknown) => {
+        // Once started, the frame stream reports the failure as an error frame.
+        if (started) return;
+        clearTimeout(timer);
+        try {
+          failed(thrown);
+        } catch (error) {
+          reject(error);
+        }
+      },
+    );
+  });
 }
 
-/** The frames of a stream whose engine produced its first event. */
-function startFrames(settings: RunSettings, run: EngineRun, progress: Progress, first: IteratorResult<ChatEngineEvent>): AsyncIterableIterator<string> {
+/**
+ * The frames of a stream: from the engine's first event, or (still pending after the
+ * keep-alive interval) from a first `: keep-alive`.
+ */
+function startFrames(
+  settings: RunSettings,
+  run: EngineRun,
+  progress: Progress,
+  first: IteratorResult<ChatEngineEvent> | Promise<IteratorResult<ChatEngineEvent>>,
+): AsyncIterableIterator<string> {
   const { iterator } = run;
   settings.onStreamStart?.();
   const encoder = createStreamFrameEncoder(settings.streamFormat, {
