@@ -123,7 +123,7 @@ describe('the served OpenAPI document', () => {
         return;
       }
       const frames = parseSseFrames(new TextDecoder().decode(testCase.response.bytes));
-      expect(frames.length).toBeGreaterThan(1);
+      expect(frames.length).toBeGreaterThan(0);
       for (const [index, frame] of frames.entries()) {
         expect(schemas.validate(content!['x-item-schema'], frameValue(frame)), `frame ${index}: ${frame.data}`).toBeUndefined();
       }
