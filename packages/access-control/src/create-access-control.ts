@@ -57,6 +57,8 @@ export interface StoreAccessControl extends AccessControl {
 interface KeyContext {
   keyId: string;
   limits: Limits;
+  /** The models the key may use; `null`: every model its plan allows. */
+  allowedModels: readonly string[] | null;
 }
 
 function dailyRefusal(decision: Extract<LimitDecision, { admitted: true }>, daily: DailyDecision, limit: number, requested: number, now: number): Extract<LimitDecision, { admitted: false }> {
@@ -156,10 +158,22 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
         kind: found.key.kind,
         ...(found.key.requireSignature ? { requireSignature: true } : {}),
       };
-      contexts.set(principal, { keyId: found.key.id, limits: resolveLimits(found.organisation.plan, found.organisation.limits, planDefaults) });
+      contexts.set(principal, {
+        keyId: found.key.id,
+        limits: resolveLimits(found.organisation.plan, found.organisation.limits, planDefaults),
+        allowedModels: found.key.allowedModels,
+      });
       return principal;
     },
     async admit(principal, demand) {
+      const allowedModels = contexts.get(principal)?.allowedModels;
+      if (allowedModels != null && !allowedModels.includes(demand.model)) {
+        throw new QuantumChatError(
+          'model_not_allowed',
+          `The key ${principal.keyId} may not use the model '${demand.model}'; it may use ${allowedModels.map((model) => `'${model}'`).join(', ') || 'no model'}.`,
+          { param: 'model' },
+        );
+      }
       const promptTokens = Math.max(0, Math.round(demand.promptTokens));
       const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
       const { state, settle, daily: dayDecision } = await reserve(principal, limitsOf(principal), reserved);

@@ -6,6 +6,10 @@ export interface IssueApiKeyInput {
   organisation: string;
   kind: ApiKeyKind;
   requireSignature?: boolean;
+  /** When the key stops working (ms since the epoch); never by default. */
+  expiresAt?: number | null;
+  /** The only models the key may use; every model its plan allows by default. */
+  allowedModels?: readonly string[] | null;
   prefixes?: ApiKeyPrefixes;
 }
 
@@ -26,6 +30,8 @@ export async function issueApiKey(store: KeyStore, input: IssueApiKeyInput): Pro
     prefix: prefixes[input.kind],
     last4: key.slice(-4),
     requireSignature: input.requireSignature ?? false,
+    ...(input.expiresAt != null ? { expiresAt: input.expiresAt } : {}),
+    ...(input.allowedModels != null ? { allowedModels: input.allowedModels } : {}),
   });
   return { key, record };
 }

@@ -195,4 +195,31 @@ describe.each(hostNames)('access control over HTTP (%s)', (host) => {
       interrupted: false,
     });
   });
+
+  it('should refuse an expired key with 401 invalid_api_key saying it expired, and models outside a key\'s list with 403 model_not_allowed', async () => {
+    const { baseUrl, store } = await serve(host);
+    const expired = await issueApiKey(store, { organisation: 'elite-org', kind: 'live', expiresAt: Date.now() - 1000 });
+    const future = await issueApiKey(store, { organisation: 'elite-org', kind: 'live', expiresAt: Date.now() + 3_600_000 });
+    const liteOnly = await issueApiKey(store, { organisation: 'elite-org', kind: 'live', allowedModels: ['quantum-lite'] });
+
+    const refused = await postChat(baseUrl, expired.key, chatBody());
+    expect(refused.status).toBe(401);
+    const error = await errorOf(refused);
+    expect(error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect(error.message).toMatch(/expired at \d{4}-\d{2}-\d{2}T/);
+    expect(error.message).not.toContain(expired.key);
+    expect((await postChat(baseUrl, future.key, chatBody())).status).toBe(200);
+
+    expect((await postChat(baseUrl, liteOnly.key, chatBody())).status).toBe(200);
+    for (const stream of [false, true]) {
+      const outside = await postChat(baseUrl, liteOnly.key, chatBody({ model: 'quantum-flash', stream }));
+      expect(outside.status).toBe(403);
+      const denied = await errorOf(outside);
+      expect(denied).toMatchObject({ type: 'permission_error', code: 'model_not_allowed', param: 'model' });
+      expect(denied.message).toContain("'quantum-lite'");
+    }
+    // An unknown model is still 404 first, and validation 400 before either.
+    expect((await postChat(baseUrl, liteOnly.key, chatBody({ model: 'no-such-model' }))).status).toBe(404);
+    expect((await postChat(baseUrl, liteOnly.key, chatBody({ model: 'quantum-flash', temperature: 9 }))).status).toBe(400);
+  });
 });

@@ -8,6 +8,7 @@ import { formatTable } from './format-table.js';
 
 const usage = `Usage:
   quantum-chat keys create --org <name> [--plan free|elite] [--kind live|test] [--require-signature]
+                           [--expires-at <ISO time>] [--models <id,id,...>]
   quantum-chat keys list [--org <name>]
   quantum-chat keys revoke <id>
 
@@ -21,8 +22,29 @@ Options:
   --kind <live|test>     live: the configured engines; test: the reference engine, with limits
                          of their own (default live)
   --require-signature    The key is only valid with a good X-Service-Signature
+  --expires-at <time>    The key stops working then (401 invalid_api_key, saying it expired);
+                         an ISO 8601 time such as 2027-01-31T00:00:00Z (default: never)
+  --models <ids>         The only models the key may use, comma-separated; others get
+                         403 model_not_allowed (default: every model its plan allows)
 ${storeOptionsUsage}
 `;
+
+/** `--expires-at`: an ISO 8601 time in the future, as ms since the epoch. */
+function parseExpiry(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const time = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) throw new CommandUsageError(`--expires-at expects an ISO 8601 time such as 2027-01-31T00:00:00Z, got '${value}'.`);
+  if (time <= Date.now()) throw new CommandUsageError(`--expires-at must be in the future, got '${value}'.`);
+  return time;
+}
+
+/** `--models`: model ids, comma-separated. */
+function parseModels(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const models = value.split(',').map((model) => model.trim()).filter((model) => model !== '');
+  if (models.length === 0) throw new CommandUsageError('--models expects model ids such as quantum-lite,quantum-flash.');
+  return [...new Set(models)];
+}
 
 async function createKey(store: KeyStore, values: Record<string, string | boolean | undefined>, context: CommandContext): Promise<number> {
   const organisation = values.org;
@@ -37,7 +59,15 @@ async function createKey(store: KeyStore, values: Record<string, string | boolea
     context.stderr.write(`quantum-chat keys: organisation '${organisation}' is on the ${existing.plan} plan; change it with \`quantum-chat orgs set-limits ${organisation} --plan ${plan}\`.\n`);
     return 1;
   }
-  const { key, record } = await issueApiKey(store, { organisation, kind, requireSignature: values['require-signature'] === true });
+  const expiresAt = parseExpiry(values['expires-at'] as string | undefined);
+  const allowedModels = parseModels(values.models as string | undefined);
+  const { key, record } = await issueApiKey(store, {
+    organisation,
+    kind,
+    requireSignature: values['require-signature'] === true,
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
+    ...(allowedModels !== undefined ? { allowedModels } : {}),
+  });
   const signature = record.requireSignature ? ', signature required' : '';
   context.stdout.write(`Created ${kind} key ${record.id} for '${organisation}'${signature}. It is shown only this once; store it now:\n`);
   // The key itself is the last line, alone, so that scripts can take it with `tail -n 1`.
@@ -57,10 +87,12 @@ async function listKeys(store: KeyStore, organisation: string | undefined, conte
     key.kind,
     key.organisation,
     new Date(key.createdAt).toISOString(),
-    key.revoked ? 'revoked' : 'active',
+    key.revoked ? 'revoked' : key.expiresAt !== null && key.expiresAt <= Date.now() ? 'expired' : 'active',
     key.requireSignature ? 'required' : '-',
+    key.expiresAt === null ? '-' : new Date(key.expiresAt).toISOString(),
+    key.allowedModels === null ? 'all' : key.allowedModels.join(','),
   ]);
-  context.stdout.write(formatTable([['ID', 'KEY', 'KIND', 'ORGANISATION', 'CREATED', 'STATUS', 'SIGNATURE'], ...rows]));
+  context.stdout.write(formatTable([['ID', 'KEY', 'KIND', 'ORGANISATION', 'CREATED', 'STATUS', 'SIGNATURE', 'EXPIRES', 'MODELS'], ...rows]));
   return 0;
 }
 
@@ -89,6 +121,8 @@ export const keysCommand: Command = {
         plan: { type: 'string' },
         kind: { type: 'string' },
         'require-signature': { type: 'boolean' },
+        'expires-at': { type: 'string' },
+        models: { type: 'string' },
       },
       strict: true,
       allowPositionals: true,

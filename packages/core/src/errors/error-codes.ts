@@ -15,6 +15,7 @@ export const errorCodes = {
   invalid_api_key: { status: 401, type: 'authentication_error' },
   invalid_signature: { status: 401, type: 'authentication_error' },
   plan_required: { status: 403, type: 'permission_error' },
+  model_not_allowed: { status: 403, type: 'permission_error' },
   model_not_found: { status: 404, type: 'invalid_request_error' },
   unknown_url: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
