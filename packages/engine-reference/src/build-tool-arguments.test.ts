@@ -142,3 +142,23 @@ describe('buildToolArguments', () => {
     expect(value).toBe(toWellFormed(value));
   });
 });
+
+describe('buildToolArguments on schemas that would stall a backtracking engine or an unbounded generator', () => {
+  it('should test a catastrophic pattern against a 4,000-character string with the linear-time engine', () => {
+    const freezing = tool('freeze', { type: 'object', properties: { code: { type: 'string', pattern: '^[a-z]*[a-z]*[a-z]*[a-z]*!$', minLength: 4000 } }, required: ['code'] });
+    const json = buildToolArguments(freezing, 'Run it');
+    expect(JSON.parse(json ?? '{}').code).toHaveLength(4000);
+  });
+
+  it('should stop resolving definitions that double through allOf at its budget', () => {
+    const definitions: Record<string, unknown> = { d0: { type: 'string' } };
+    for (let level = 1; level <= 30; level++) definitions[`d${level}`] = { allOf: [{ $ref: `#/definitions/d${level - 1}` }, { $ref: `#/definitions/d${level - 1}` }] };
+    expect(buildToolArguments(tool('doubling', { type: 'object', definitions, properties: { a: { $ref: '#/definitions/d30' } }, required: ['a'] }), 'hi')).toBeUndefined();
+  });
+
+  it('should try a bounded number of examples against a pattern', () => {
+    const examples = Array.from({ length: 5000 }, () => 'b'.repeat(200));
+    const json = buildToolArguments(tool('examples', { type: 'object', properties: { a: { type: 'string', pattern: '^a+$', examples } }, required: ['a'] }), 'hi');
+    expect(json).toBeDefined();
+  });
+});

@@ -1,13 +1,13 @@
 import { buildArgumentHints } from './argument-hints.js';
 import { generateFromSchema } from './generate-from-schema.js';
 import { isJsonObject } from './resolve-schema.js';
-import { getSchemaValidator } from './schema-validator-cache.js';
+import { getSchemaValidator } from '@quantum-chat/core/json-schema';
 import type { ToolDefinition } from './select-tools.js';
 
 /**
  * The JSON arguments string for a call of `tool` prompted by `text`. Values come from the
  * message where the schema allows (see `generateFromSchema`); the result is checked with
- * Ajv, and if it does not validate (or does not fit the generation budget) the minimal
+ * the core's JSON Schema validator (no code generation, linear-time patterns), and if it does not validate (or does not fit the generation budget) the minimal
  * object (required properties, defaults, lower bounds) is used instead. A tool without
  * `parameters` gets `{}`. `undefined` when even the minimal object does not fit the budget
  * (a schema that requires itself, huge `minItems`/`minLength`): the tool is not called then.
@@ -19,9 +19,8 @@ import type { ToolDefinition } from './select-tools.js';
 export function buildToolArguments(tool: ToolDefinition, text: string): string | undefined {
   const parameters = tool.function.parameters;
   if (!isJsonObject(parameters)) return '{}';
-  const validate = getSchemaValidator(parameters);
   const generated = generateFromSchema(parameters, buildArgumentHints(text));
-  if (generated && (!validate || validate(generated.value))) return JSON.stringify(generated.value) ?? '{}';
+  if (generated && getSchemaValidator(parameters).validate(generated.value).length === 0) return JSON.stringify(generated.value) ?? '{}';
   // The minimal object may still fail (a pattern we cannot satisfy); it is the best we have.
   const minimal = generateFromSchema(parameters, undefined);
   return minimal ? (JSON.stringify(minimal.value) ?? '{}') : undefined;

@@ -1,6 +1,7 @@
 import type { ArgumentHints } from './argument-hints.js';
 import { generateStringValue, hasHintFor, maxGeneratedStringLength } from './generate-string-value.js';
 import { generateNumberValue } from './generate-number-value.js';
+import { createGenerationBudget, GenerationBudgetExceeded, type GenerationBudget } from './generation-budget.js';
 import { isJsonObject, resolveSchema, type JsonSchema } from './resolve-schema.js';
 
 interface GenerateState {
@@ -10,16 +11,13 @@ interface GenerateState {
   /** How many of `hints.numbers` have been used. */
   numberCursor: { used: number };
   /** What is left of the generation budget; running out aborts the generation. */
-  budget: { values: number; characters: number };
+  budget: GenerationBudget;
 }
 
 /** At most this many values (objects, arrays, strings, numbers, …) per generated arguments object. */
-export const maxGeneratedValues = 2_000;
+export const maxGeneratedValues = createGenerationBudget().values;
 /** At most this many characters of generated strings, all strings together. */
-export const maxGeneratedCharacters = 16_384;
-
-/** Thrown inside the generator when the schema needs more than the budget allows. */
-class BudgetExceeded extends Error {}
+export const maxGeneratedCharacters = createGenerationBudget().characters;
 
 /** Deeper than this, objects get only required properties and arrays only `minItems`. */
 const shallowDepth = 4;
@@ -46,7 +44,7 @@ function pickEnum(values: unknown[], schema: JsonSchema, hints: ArgumentHints | 
 
 function mentionsEnum(schema: unknown, state: GenerateState): boolean {
   if (!isJsonObject(schema) || !state.hints) return false;
-  const resolved = resolveSchema(schema, state.root);
+  const resolved = resolveSchema(schema, state.root, state.budget);
   const hints = state.hints;
   return Array.isArray(resolved.enum) && resolved.enum.some((value) => typeof value === 'string' && hints.words.has(value.toLowerCase()));
 }
@@ -87,7 +85,7 @@ function generateArray(schema: JsonSchema, name: string, state: GenerateState, d
   const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : Number.POSITIVE_INFINITY;
   const wanted = state.hints && depth <= shallowDepth ? Math.max(minItems, tuple ? tuple.length : 1) : minItems;
   const count = Math.min(wanted, maxItems, 64);
-  const itemSchema = tuple ? undefined : isJsonObject(schema.items) ? resolveSchema(schema.items, state.root) : {};
+  const itemSchema = tuple ? undefined : isJsonObject(schema.items) ? resolveSchema(schema.items, state.root, state.budget) : {};
   if (itemSchema && Array.isArray(itemSchema.enum) && schema.uniqueItems === true) {
     const hints = state.hints;
     const mentioned = itemSchema.enum.filter((value) => typeof value === 'string' && hints?.words.has(value.toLowerCase()));
@@ -102,23 +100,23 @@ function generateArray(schema: JsonSchema, name: string, state: GenerateState, d
 }
 
 function spendCharacters(value: string, state: GenerateState): string {
-  if (value.length > maxGeneratedStringLength) throw new BudgetExceeded();
+  if (value.length > maxGeneratedStringLength) throw new GenerationBudgetExceeded();
   state.budget.characters -= value.length;
-  if (state.budget.characters < 0) throw new BudgetExceeded();
+  if (state.budget.characters < 0) throw new GenerationBudgetExceeded();
   return value;
 }
 
 function generateString(schema: JsonSchema, name: string, state: GenerateState, index: number): string {
   // Checked before generating: padding to a huge minLength is itself the expensive part.
-  if (typeof schema.minLength === 'number' && schema.minLength > maxGeneratedStringLength) throw new BudgetExceeded();
-  return spendCharacters(generateStringValue(schema, name, state.hints, index), state);
+  if (typeof schema.minLength === 'number' && schema.minLength > maxGeneratedStringLength) throw new GenerationBudgetExceeded();
+  return spendCharacters(generateStringValue(schema, name, state.hints, index, state.budget), state);
 }
 
 function generateValue(input: unknown, name: string, state: GenerateState, depth: number, index: number): unknown {
-  if (depth > maxDepth || --state.budget.values < 0) throw new BudgetExceeded();
+  if (depth > maxDepth || --state.budget.values < 0) throw new GenerationBudgetExceeded();
   if (input === true || input === undefined) return generateString({}, name, state, index);
   if (!isJsonObject(input)) return null; // `false` accepts nothing; the validator will say so
-  const schema = resolveSchema(input, state.root);
+  const schema = resolveSchema(input, state.root, state.budget);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return pickEnum(schema.enum, schema, state.hints);
   switch (typeOf(schema)) {
@@ -160,14 +158,14 @@ export function generateFromSchema(parameters: JsonSchema, hints: ArgumentHints 
     root: parameters,
     hints,
     numberCursor: { used: 0 },
-    budget: { values: maxGeneratedValues, characters: maxGeneratedCharacters },
+    budget: createGenerationBudget(),
   };
   try {
-    const root = resolveSchema(parameters, parameters);
+    const root = resolveSchema(parameters, parameters, state.budget);
     if (typeOf(root) !== 'object' || 'const' in root || Array.isArray(root.enum)) return { value: generateValue(root, '', state, 0, 0) };
     return { value: generateObject(root, state, 0) };
   } catch (error) {
-    if (error instanceof BudgetExceeded) return undefined;
+    if (error instanceof GenerationBudgetExceeded) return undefined;
     throw error;
   }
 }

@@ -1,4 +1,6 @@
+import { compileLinearPattern } from '@quantum-chat/core/json-schema';
 import type { ArgumentHints } from './argument-hints.js';
+import { GenerationBudgetExceeded, type GenerationBudget } from './generation-budget.js';
 import type { JsonSchema } from './resolve-schema.js';
 
 const formatExamples: Record<string, string> = {
@@ -96,13 +98,23 @@ function fitLength(value: string, schema: JsonSchema): string {
   return characters.join('');
 }
 
-function matchesPattern(value: string, schema: JsonSchema): boolean {
+/** At most this many of a schema's `examples` are tried against its pattern. */
+const maxTriedExamples = 16;
+
+/**
+ * Whether the value matches the schema's pattern, run by the linear-time engine (a pattern
+ * from a request never runs on a backtracking one); each tested character is taken from the
+ * budget, which ends the generation when spent.
+ */
+function matchesPattern(value: string, schema: JsonSchema, budget: Pick<GenerationBudget, 'matchedCharacters'> | undefined): boolean {
   if (typeof schema.pattern !== 'string') return true;
-  try {
-    return new RegExp(schema.pattern, 'u').test(value);
-  } catch {
-    return true; // a pattern we cannot read is left to the validator
+  const { pattern } = compileLinearPattern(schema.pattern);
+  if (pattern === undefined) return true; // refused by the handler; left to the validator
+  if (budget !== undefined) {
+    budget.matchedCharacters -= value.length + 1;
+    if (budget.matchedCharacters < 0) throw new GenerationBudgetExceeded();
   }
+  return pattern.test(value);
 }
 
 /**
@@ -116,7 +128,13 @@ function matchesPattern(value: string, schema: JsonSchema): boolean {
  * generateStringValue({ type: 'string' }, 'city', buildArgumentHints('Weather in Oslo?'), 0); // 'Oslo'
  * @internal
  */
-export function generateStringValue(schema: JsonSchema, name: string, hints: ArgumentHints | undefined, index: number): string {
+export function generateStringValue(
+  schema: JsonSchema,
+  name: string,
+  hints: ArgumentHints | undefined,
+  index: number,
+  budget?: Pick<GenerationBudget, 'matchedCharacters'>,
+): string {
   const category = categoryOf(name, schema.format);
   const fromFormat = typeof schema.format === 'string' ? formatExamples[schema.format] : undefined;
   const fallback = typeof schema.default === 'string' ? schema.default : fromFormat;
@@ -129,8 +147,9 @@ export function generateStringValue(schema: JsonSchema, name: string, hints: Arg
     value = hinted(category, schema.format, hints) ?? fallback ?? 'example';
   }
   const fitted = fitLength(value, schema);
-  if (matchesPattern(fitted, schema)) return fitted;
-  const alternatives = [schema.default, ...(Array.isArray(schema.examples) ? schema.examples : []), fromFormat];
-  const valid = alternatives.find((candidate): candidate is string => typeof candidate === 'string' && matchesPattern(candidate, schema));
+  if (matchesPattern(fitted, schema, budget)) return fitted;
+  const examples = Array.isArray(schema.examples) ? schema.examples.slice(0, maxTriedExamples) : [];
+  const alternatives = [schema.default, ...examples, fromFormat];
+  const valid = alternatives.find((candidate): candidate is string => typeof candidate === 'string' && matchesPattern(candidate, schema, budget));
   return valid ?? fitted;
 }

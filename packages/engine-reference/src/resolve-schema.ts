@@ -1,3 +1,5 @@
+import { GenerationBudgetExceeded, type GenerationBudget } from './generation-budget.js';
+
 /** A JSON Schema object as the generator reads it. @internal */
 export type JsonSchema = Record<string, unknown>;
 
@@ -30,28 +32,36 @@ function mergeSchemas(base: JsonSchema, extra: JsonSchema): JsonSchema {
 
 const isNullBranch = (branch: unknown): boolean => isJsonObject(branch) && branch.type === 'null';
 
+function spendStep(budget: Pick<GenerationBudget, 'resolveSteps'> | undefined): void {
+  if (budget !== undefined && --budget.resolveSteps < 0) throw new GenerationBudgetExceeded();
+}
+
 /**
  * Flattens the combinators the generator does not walk itself: a local `$ref` is replaced by
  * its target (sibling keywords win), `allOf` parts are merged, and `anyOf`/`oneOf` take their
  * first branch (the first that is not just `{type:"null"}`, so nullable fields get a value).
+ * Each `$ref` followed and each `allOf` part takes a step from `budget`: definitions that
+ * `allOf` each other twice would otherwise double the work at every level.
  *
  * @example
  * resolveSchema({ anyOf: [{ type: 'null' }, { type: 'string' }] }, root); // { type: 'string' }
  * @internal
  */
-export function resolveSchema(schema: JsonSchema, root: JsonSchema): JsonSchema {
+export function resolveSchema(schema: JsonSchema, root: JsonSchema, budget?: Pick<GenerationBudget, 'resolveSteps'>): JsonSchema {
   let current = schema;
   // Bounded: a schema that refers to itself through $ref alone must not loop.
   for (let step = 0; step < 32; step++) {
     if (typeof current.$ref === 'string') {
+      spendStep(budget);
       const { $ref, ...rest } = current;
       const target = resolvePointer(root, $ref as string);
       current = target ? mergeSchemas(target, rest) : rest;
       continue;
     }
     if (Array.isArray(current.allOf)) {
+      spendStep(budget);
       const { allOf, ...rest } = current;
-      current = (allOf as unknown[]).filter(isJsonObject).map((part) => resolveSchema(part, root)).reduce(mergeSchemas, rest);
+      current = (allOf as unknown[]).filter(isJsonObject).map((part) => resolveSchema(part, root, budget)).reduce(mergeSchemas, rest);
       continue;
     }
     const branches = current.anyOf ?? current.oneOf;

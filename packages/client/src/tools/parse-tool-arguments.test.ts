@@ -19,7 +19,7 @@ const standard: StandardSchemaLike<{ city: string; unit: string }> = {
 describe('parseToolArguments', () => {
   it('should parse and check JSON arguments against a JSON Schema', async () => {
     expect(await parseToolArguments(schema, '{"city":"Paris"}')).toEqual({ ok: true, value: { city: 'Paris' } });
-    expect(await parseToolArguments(schema, '{"town":"Paris"}')).toEqual({ ok: false, error: 'The arguments do not match the tool\'s schema: (root): missing required property "city".' });
+    expect(await parseToolArguments(schema, '{"town":"Paris"}')).toEqual({ ok: false, error: 'The arguments do not match the tool\'s schema: (root): Instance does not have required property "city".' });
   });
 
   it('should refuse text that is not a JSON object', async () => {

@@ -30,7 +30,7 @@ export async function parseToolArguments(parameters: ToolParameters, text: strin
     if (result.issues === undefined) return { ok: true, value: result.value };
     return { ok: false, error: describeProblems(result.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`)) };
   }
-  const problems = validateJsonSchema(parameters, value);
+  const problems = await validateJsonSchema(parameters, value);
   return problems.length === 0 ? { ok: true, value } : { ok: false, error: describeProblems(problems) };
 }
 

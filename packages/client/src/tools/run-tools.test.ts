@@ -71,7 +71,7 @@ describe('runTools', () => {
     const errors = result.steps[0]!.toolResults.map((toolResult) => [toolResult.isError, JSON.parse(toolResult.content).error]);
     expect(errors).toEqual([
       [true, expect.stringContaining('not valid JSON')],
-      [true, 'The arguments do not match the tool\'s schema: (root): missing required property "city"; (root): unknown property "town".'],
+      [true, 'The arguments do not match the tool\'s schema: (root): Instance does not have required property "city"; town: Unknown property: the schema allows no other properties.'],
       [true, "Unknown tool 'nope'. Available tools: get_weather, explode."],
       [true, 'kaboom'],
     ]);

@@ -35,25 +35,59 @@ describe('findToolSchemaProblem', () => {
     expect(performance.now() - started).toBeLessThan(500);
   });
 
-  it('should refuse catastrophic patterns wherever a schema can hold one', () => {
-    expect(findToolSchemaProblem(objectWith({ a: { type: 'string', pattern: '(a+)+$' } }))?.message).toMatch(
-      /^the pattern at \/properties\/a\/pattern repeats a group that itself repeats/u,
+  it('should refuse patterns only a backtracking engine can run, wherever a schema can hold one', () => {
+    expect(findToolSchemaProblem(objectWith({ a: { type: 'string', pattern: '^(a)\\1$' } }))?.message).toBe(
+      'the pattern at /properties/a/pattern uses a backreference, which a linear-time regex engine cannot run',
     );
-    expect(findToolSchemaProblem(objectWith({}, { patternProperties: { '^(a|a)*$': {} } }))?.message).toContain('patternProperties key');
-    expect(findToolSchemaProblem(objectWith({}, { propertyNames: { pattern: '(x*)*' } }))?.message).toContain('itself repeats');
+    expect(findToolSchemaProblem(objectWith({}, { patternProperties: { '^(?=x)': {} } }))?.message).toContain('patternProperties key');
+    expect(findToolSchemaProblem(objectWith({}, { propertyNames: { pattern: '(?<!a)b' } }))?.message).toContain('lookaround');
     // A property named like a data keyword is still a schema.
-    expect(findToolSchemaProblem(objectWith({ default: { type: 'string', pattern: '(a+)+' } }))?.message).toContain('itself repeats');
+    expect(findToolSchemaProblem(objectWith({ default: { type: 'string', pattern: '(a)\\1' } }))?.message).toContain('backreference');
     expect(findToolSchemaProblem(objectWith({ a: { anyOf: [{ pattern: '(' }] } }))?.message).toContain('not a valid regular expression');
   });
 
+  it('should accept catastrophic-looking patterns, which the linear-time engine runs safely', () => {
+    for (const pattern of ['^[a-z]*[a-z]*[a-z]*[a-z]*!$', '^(a+)+$', '^(a|a)*$', '^(\\w+\\s?)*$']) {
+      expect(findToolSchemaProblem(objectWith({ a: { type: 'string', pattern, minLength: 4000 } })), pattern).toBeUndefined();
+    }
+  });
+
+  it('should refuse duplicates in required and type without comparing every pair', () => {
+    expect(findToolSchemaProblem(objectWith({}, { required: ['a', 'b', 'a'] }))?.message).toBe('"a" is listed twice at /required');
+    const many = Array.from({ length: 9000 }, (_, index) => `p${index}`);
+    expect(findToolSchemaProblem(objectWith({}, { required: many }))).toBeUndefined();
+  });
+
   it('should not read data keywords as schemas', () => {
-    expect(findToolSchemaProblem(objectWith({ a: { type: 'object', default: { pattern: '(a+)+', $ref: 'https://x' } } }))).toBeUndefined();
+    expect(findToolSchemaProblem(objectWith({ a: { type: 'object', default: { pattern: '(a)\\1', $ref: 'https://x' } } }))).toBeUndefined();
   });
 
   it('should refuse what the meta-schema refuses, naming where', () => {
     expect(findToolSchemaProblem(objectWith({ a: { type: 'strin' } }))?.message).toContain('not a valid JSON Schema at /properties/a/type');
     expect(findToolSchemaProblem({ type: 'array' })?.message).toContain('must be of type "object"');
     expect(findToolSchemaProblem({ $schema: 'https://evil.example/schema' })?.message).toContain('unsupported $schema');
+  });
+});
+
+describe('findToolSchemaProblem and $ref expansion', () => {
+  it('should refuse definitions that double through allOf, and keep recursion', () => {
+    const definitions: Record<string, unknown> = { d0: { type: 'string' } };
+    for (let level = 1; level <= 22; level++) definitions[`d${level}`] = { allOf: [{ $ref: `#/definitions/d${level - 1}` }, { $ref: `#/definitions/d${level - 1}` }] };
+    expect(findToolSchemaProblem(objectWith({ a: { $ref: '#/definitions/d22' } }, { definitions }))?.message).toBe(
+      'the schema expands to too many subschemas through its $refs (more than 5000 for one value or 1000000 in all)',
+    );
+    const tree = objectWith({ children: { type: 'array', items: { $ref: '#' } }, next: { $ref: '#/definitions/node' } }, { definitions: { node: { properties: { next: { $ref: '#/definitions/node' } } } } });
+    expect(findToolSchemaProblem(tree)).toBeUndefined();
+    const shared = objectWith(Object.fromEntries(Array.from({ length: 3000 }, (_, index) => [`p${index}`, { $ref: '#/definitions/point' }])), {
+      definitions: { point: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } } } },
+    });
+    expect(findToolSchemaProblem(shared)).toBeUndefined();
+  });
+
+  it('should refuse definitions that all refer to each other', () => {
+    const names = Array.from({ length: 12 }, (_, index) => `d${index}`);
+    const definitions = Object.fromEntries(names.map((name) => [name, { type: 'object', properties: Object.fromEntries(names.map((other) => [other, { $ref: `#/definitions/${other}` }])) }]));
+    expect(findToolSchemaProblem(objectWith({ a: { $ref: '#/definitions/d0' } }, { definitions }))?.message).toBe('the schema refers to itself in too many ways through its $refs');
   });
 });
 

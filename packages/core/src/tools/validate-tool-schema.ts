@@ -1,5 +1,7 @@
-import Ajv from 'ajv';
-import { findUnsafePattern } from './find-unsafe-pattern.js';
+import { draft07MetaSchema } from '../json-schema/draft-07-meta-schema.js';
+import { compileLinearPattern } from '../json-schema/linear-pattern.js';
+import { createSchemaValidator, type SchemaValidator } from '../json-schema/schema-validator.js';
+import { measureUnfoldedSchema } from './measure-unfolded-schema.js';
 
 /** Why a tool's `parameters` was refused, with the path inside the schema when known. */
 export interface ToolSchemaProblem {
@@ -10,10 +12,16 @@ export interface ToolSchemaProblem {
 // the event loop. Values count objects, arrays and primitives alike, so a 500,000-item `enum`
 // is as refused as 10,000 nested objects.
 const maxSchemaValues = 10_000;
-// Ajv's meta-schema checks that an `enum` has no duplicates by comparing every pair deeply, so
-// its cost grows with the square of the enum: all enums together may hold this many values
-// (nested ones counted), the cap OpenAI's structured outputs use too.
+// All enums together may hold this many values (nested ones counted), the cap OpenAI's
+// structured outputs use too: an engine picks from them and a validator compares against them.
 const maxEnumValues = 1000;
+// Once its `$ref`s are expanded, a schema may hold at most this many subschemas, at most this
+// many of them applying to one value, and take at most this many steps to find that out:
+// validators and generators follow every one, so a few doubling definitions must not cost a
+// million steps.
+const maxUnfoldedSubschemas = 1_000_000;
+const maxSameValueSubschemas = 5_000;
+const maxUnfoldingSteps = 20_000;
 const knownMetaSchemas = new Set([
   'http://json-schema.org/draft-07/schema#',
   'http://json-schema.org/draft-07/schema',
@@ -39,7 +47,23 @@ export function createToolSchemaBudget(): ToolSchemaBudget {
   return { values: 20_000, enumValues: 2_000 };
 }
 
-let metaValidator: Ajv | undefined;
+let metaValidator: SchemaValidator | undefined;
+
+/** Why a regex from the schema cannot be used, if it cannot. */
+function patternProblem(source: string): string | undefined {
+  return compileLinearPattern(source).problem;
+}
+
+/** Duplicates in `required` or `type`, found with a set (the meta-schema's pairwise check is not run). */
+function findDuplicate(list: unknown): string | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const seen = new Set<unknown>();
+  for (const item of list) {
+    if (typeof item === 'string' && seen.has(item)) return item;
+    seen.add(item);
+  }
+  return undefined;
+}
 
 /** A JSON Pointer-ish path for messages: `/properties/code/pattern`. */
 function pointer(path: readonly string[]): string {
@@ -109,11 +133,13 @@ function walkSchema(schema: unknown, valueCap: number, enumCap: number): WalkRes
         if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) {
           return { message: `remote $ref "${value.slice(0, 100)}" at ${pointer(path)} is not allowed; only local refs starting with "#" are`, values, enumValues };
         }
-        const unsafe = key === 'pattern' && typeof value === 'string' ? findUnsafePattern(value) : undefined;
+        const unsafe = key === 'pattern' && typeof value === 'string' ? patternProblem(value) : undefined;
         if (unsafe !== undefined) return { message: `the pattern at ${pointer(at)} ${unsafe}`, values, enumValues };
+        const duplicate = key === 'required' || key === 'type' ? findDuplicate(value) : undefined;
+        if (duplicate !== undefined) return { message: `"${duplicate.slice(0, 40)}" is listed twice at ${pointer(at)}`, values, enumValues };
         if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
           for (const source of Object.keys(value)) {
-            const unsafeKey = findUnsafePattern(source);
+            const unsafeKey = patternProblem(source);
             if (unsafeKey !== undefined) return { message: `the patternProperties key "${source.slice(0, 40)}" at ${pointer(at)} ${unsafeKey}`, values, enumValues };
           }
         }
@@ -126,19 +152,25 @@ function walkSchema(schema: unknown, valueCap: number, enumCap: number): WalkRes
 }
 
 /**
- * Checks that a tool's `parameters` is a valid JSON Schema object (draft-07 meta-schema, via
- * ajv) with no remote `$ref`, at most 10,000 values (1,000 in enums), and only regexes that compile and cannot
- * backtrack exponentially. Returns a problem or `undefined`. Nothing is fetched and nothing is
- * compiled but the patterns themselves, so the check takes milliseconds at worst. Pass one
- * `budget` to the checks of all tools of a request to cap their sum as well.
+ * Checks that a tool's `parameters` is a valid JSON Schema object (the draft-07 meta-schema,
+ * checked by the codegen-free validator) with no remote `$ref`, at most 10,000 values (1,000
+ * in enums), and only regexes that the linear-time engine runs (see `compileLinearPattern`:
+ * no backreferences or lookarounds). Returns a problem or `undefined`. Nothing is fetched and
+ * nothing is compiled but the patterns themselves, so the check takes milliseconds at worst.
+ * Pass one `budget` to the checks of all tools of a request to cap their sum as well.
  *
  * @example
- * findToolSchemaProblem({ type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+$' } } });
- * // { message: 'the pattern at /properties/id/pattern repeats a group that itself repeats ...' }
+ * findToolSchemaProblem({ type: 'object', properties: { id: { type: 'string', pattern: '^(a)\\1$' } } });
+ * // { message: 'the pattern at /properties/id/pattern uses a backreference, which a linear-time regex engine cannot run' }
  */
 export function findToolSchemaProblem(parameters: Record<string, unknown>, budget?: ToolSchemaBudget): ToolSchemaProblem | undefined {
   const structural = findStructuralProblem(parameters, budget);
   if (structural !== undefined) return { message: structural };
+  const unfolded = measureUnfoldedSchema(parameters, maxUnfoldingSteps);
+  if (unfolded.walked >= maxUnfoldingSteps) return { message: 'the schema refers to itself in too many ways through its $refs' };
+  if (unfolded.total > maxUnfoldedSubschemas || unfolded.sameValue > maxSameValueSubschemas) {
+    return { message: `the schema expands to too many subschemas through its $refs (more than ${maxSameValueSubschemas} for one value or ${maxUnfoldedSubschemas} in all)` };
+  }
   const { $schema, ...rest } = parameters;
   if ($schema !== undefined && (typeof $schema !== 'string' || !knownMetaSchemas.has($schema))) {
     return { message: 'unsupported $schema; use draft-07 or 2020-12, or leave it out' };
@@ -146,15 +178,11 @@ export function findToolSchemaProblem(parameters: Record<string, unknown>, budge
   if (rest.type !== undefined && rest.type !== 'object') {
     return { message: 'the root of a function\'s parameters must be of type "object"' };
   }
-  metaValidator ??= new Ajv({ strict: false, validateFormats: false });
-  let valid: boolean;
-  try {
-    valid = metaValidator.validateSchema(rest) as boolean;
-  } catch (error) {
-    return { message: `the schema could not be checked: ${(error as Error).message}` };
-  }
-  if (valid) return undefined;
-  const first = metaValidator.errors?.[0];
-  const where = first?.instancePath ? ` at ${first.instancePath}` : '';
-  return { message: `not a valid JSON Schema${where}: ${first?.message ?? 'invalid'}` };
+  metaValidator ??= createSchemaValidator(draft07MetaSchema);
+  const problems = metaValidator.validate(rest);
+  if (problems.length === 0) return undefined;
+  // The deepest problem says most: "at /properties/a/type", not "at /".
+  const first = problems.reduce((deepest, problem) => (problem.path.length > deepest.path.length ? problem : deepest));
+  const where = first.path !== '' ? ` at ${first.path}` : '';
+  return { message: `not a valid JSON Schema${where}: ${first.message.replace(/\.$/u, '')}` };
 }
