@@ -8,6 +8,12 @@ const tokensPerToolCall = 3;
 /** Tokens that prime the assistant's reply. */
 const replyPriming = 3;
 
+/**
+ * Counts by request object: the handler counts a request's prompt for its admission and the
+ * engine again for its usage, and a 1 MiB prompt costs a tenth of a second each time.
+ */
+const counted = new WeakMap<object, number>();
+
 function countMessage(message: EngineMessage): number {
   let tokens = tokensPerMessage + countTextTokens(message.role) + countTextTokens(message.content ?? '');
   if ('name' in message && message.name) tokens += 1 + countTextTokens(message.name);
@@ -31,8 +37,11 @@ function countMessage(message: EngineMessage): number {
  * countPromptTokens({ ...request, messages: [{ role: 'user', content: 'Hello' }], tools: [] }); // 3 + 1 + 1 + 3 = 8
  */
 export function countPromptTokens(request: Pick<ChatEngineRequest, 'messages' | 'tools'>): number {
+  const known = counted.get(request);
+  if (known !== undefined) return known;
   let tokens = replyPriming;
   for (const message of request.messages) tokens += countMessage(message);
   if (request.tools.length > 0) tokens += countTextTokens(JSON.stringify(request.tools));
+  counted.set(request, tokens);
   return tokens;
 }

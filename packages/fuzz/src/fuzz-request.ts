@@ -101,6 +101,8 @@ const badSchemas: Json[] = [
   { type: 'array' },
   { type: 'strng' },
   { type: 'object', properties: { a: { type: 'string', pattern: '(a+)+$' } } },
+  { type: 'object', properties: { a: { type: 'string', pattern: '^(a)\\1$' } } },
+  { type: 'object', properties: { a: { type: 'string', pattern: '^[a-z]*[a-z]*[a-z]*!$', minLength: 4000 } }, required: ['a'] },
   { type: 'object', properties: { a: { type: 'string', pattern: '^(a|aa)*$' } } },
   { type: 'object', patternProperties: { '(x*)*y': {} } },
   { type: 'object', properties: { a: { type: 'string', pattern: '[' } } },

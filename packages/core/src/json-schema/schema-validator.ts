@@ -45,6 +45,10 @@ interface Copying {
   hooks: Map<string, string>;
   /** Filled while copying: whether the schema has `patternProperties`. */
   hasPatternProperties: boolean;
+  /** Filled while copying: whether the schema refers anywhere (without, the validator needs no lookup table). */
+  refers: boolean;
+  /** The hook of each pattern source, so a pattern used a thousand times is one check. */
+  hookOf: Map<string, string>;
   /** When set, `patternProperties` become `properties` for those of these names that they match. */
   propertyNames?: ReadonlySet<string>;
 }
@@ -73,12 +77,17 @@ function copySchema(node: unknown, copying: Copying, role: 'schema' | 'names' | 
       const { pattern } = compileLinearPattern(value);
       // A pattern the engine cannot run is not checked (the handler refuses those in requests).
       if (pattern === undefined) continue;
-      const hook = `quantum-chat:pattern:${nextHookId++}`;
-      formatChecks[hook] = (text) => pattern.test(text);
-      copying.hooks.set(hook, value);
+      let hook = copying.hookOf.get(value);
+      if (hook === undefined) {
+        hook = `quantum-chat:pattern:${nextHookId++}`;
+        formatChecks[hook] = (text) => pattern.test(text);
+        copying.hooks.set(hook, value);
+        copying.hookOf.set(value, hook);
+      }
       copy.format = hook;
       continue;
     }
+    if (role === 'schema' && (key === '$ref' || key === '$recursiveRef' || key === '$id' || key === 'id')) copying.refers = true;
     if (role === 'schema' && key === 'patternProperties' && isObject(value)) {
       copying.hasPatternProperties = true;
       // Applied after the loop, once `properties` is copied.
@@ -176,13 +185,14 @@ function describe(errors: readonly OutputUnit[], hooks: ReadonlyMap<string, stri
  * validator.validate({}); // [{ path: '', message: 'Instance does not have required property "city".' }]
  */
 export function createSchemaValidator(schema: unknown): SchemaValidator {
-  const copying: Copying = { hooks: new Map(), hasPatternProperties: false };
+  const copying: Copying = { hooks: new Map(), hasPatternProperties: false, refers: false, hookOf: new Map() };
   const copy = copySchema(schema, copying, 'schema', 0) as Schema | boolean;
   const draft = draftOf(schema);
   let lookup: ReturnType<typeof dereference> | undefined;
   let broken: string | undefined;
   try {
-    lookup = dereference(copy);
+    // The lookup table maps every subschema's URI (a URL per node): only `$ref`s read it.
+    lookup = copying.refers ? dereference(copy) : Object.create(null);
   } catch (error) {
     broken = (error as Error).message;
   }
@@ -194,10 +204,11 @@ export function createSchemaValidator(schema: unknown): SchemaValidator {
     if (broken !== undefined) return unusable(broken);
     if (copying.hasPatternProperties) {
       // Property names are matched by RE2 here, then handed to the validator as literals.
-      const perValue: Copying = { hooks: new Map(), hasPatternProperties: false, propertyNames: collectPropertyNames(value) };
+      const perValue: Copying = { hooks: new Map(), hasPatternProperties: false, refers: false, hookOf: new Map(), propertyNames: collectPropertyNames(value) };
       const target = copySchema(schema, perValue, 'schema', 0) as Schema | boolean;
       try {
-        return describe(validate(value, target, draft, dereference(target), shortCircuit).errors, perValue.hooks);
+        const targetLookup = perValue.refers ? dereference(target) : Object.create(null);
+        return describe(validate(value, target, draft, targetLookup, shortCircuit).errors, perValue.hooks);
       } catch (error) {
         return unusable((error as Error).message);
       } finally {
