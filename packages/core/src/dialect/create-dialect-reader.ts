@@ -145,44 +145,61 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
     }
   }
 
-  function optionalString(value: unknown, path: string): string | undefined {
-    if (value === null || value === undefined) return undefined;
-    if (typeof value !== 'string') malformed(`a chunk whose ${path} is not a string`);
-    return value;
+  /**
+   * Where a field of the delta being read sits, for `malformed`. Kept as numbers and written out
+   * only on failure: building the path for every field of every chunk would cost a string each.
+   */
+  let choicePosition = 0;
+  let callPosition = -1;
+
+  function fieldPath(field: string): string {
+    const call = callPosition === -1 ? '' : `.tool_calls[${callPosition}]`;
+    return `choices[${choicePosition}].delta${call}${field === '' ? '' : `.${field}`}`;
   }
 
-  function readToolCall(call: unknown, path: string): void {
-    if (!isObject(call)) malformed(`a chunk whose ${path} is not an object`);
+  function badField(field: string, problem: string): never {
+    return malformed(`a chunk whose ${fieldPath(field)} ${problem}`);
+  }
+
+  /** A string field of the delta or a tool call, `undefined` when absent or null; anything else is malformed. */
+  function stringField(value: unknown, field: string): string | undefined {
+    if (typeof value === 'string') return value;
+    if (value === null || value === undefined) return undefined;
+    return badField(field, 'is not a string');
+  }
+
+  function readToolCall(call: unknown): void {
+    if (!isObject(call)) badField('', 'is not an object');
     const wireIndex = call.index;
     if (wireIndex !== null && wireIndex !== undefined && !(Number.isSafeInteger(wireIndex) && (wireIndex as number) >= 0)) {
-      malformed(`a chunk whose ${path}.index is not a whole number`);
+      badField('index', 'is not a whole number');
     }
-    const id = optionalString(call.id, `${path}.id`) || undefined;
+    const id = stringField(call.id, 'id') || undefined;
     const fn = call.function;
     let name: string | undefined;
     let piece: string | undefined;
     if (fn !== null && fn !== undefined) {
-      if (!isObject(fn)) malformed(`a chunk whose ${path}.function is not an object`);
-      name = optionalString(fn.name, `${path}.function.name`) || undefined;
+      if (!isObject(fn)) badField('function', 'is not an object');
+      name = stringField(fn.name, 'function.name') || undefined;
       const raw = fn.arguments;
       if (typeof raw === 'string') piece = raw;
       else if (isObject(raw)) piece = JSON.stringify(raw);
-      else if (raw !== null && raw !== undefined) malformed(`a chunk whose ${path}.function.arguments is neither a string nor an object`);
+      else if (raw !== null && raw !== undefined) badField('function.arguments', 'is neither a string nor an object');
     }
     const tracked = tracker.track((wireIndex as number | null | undefined) ?? undefined, id, name, piece);
     sink.toolCall(tracked, tracker.appended(), id, name);
   }
 
-  function readDelta(delta: Loose, path: string, traceRead: boolean): void {
-    const reasoningContent = optionalString(delta.reasoning_content, `${path}.reasoning_content`);
-    const reasoning = optionalString(delta.reasoning, `${path}.reasoning`);
+  function readDelta(delta: Loose, traceRead: boolean): void {
+    const reasoningContent = stringField(delta.reasoning_content, 'reasoning_content');
+    const reasoning = stringField(delta.reasoning, 'reasoning');
     // A thought trace's top-level `delta` already said what its reasoning_content says.
     const thought = reasoningContent || reasoning;
     if (thought && !traceRead) {
       hasStarted = true;
       sink.reasoning(thought);
     }
-    const content = optionalString(delta.content, `${path}.content`);
+    const content = stringField(delta.content, 'content');
     if (content) {
       hasStarted = true;
       if (splitter === undefined) sink.content(content);
@@ -190,9 +207,13 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
     }
     const toolCalls = delta.tool_calls;
     if (toolCalls !== null && toolCalls !== undefined) {
-      if (!Array.isArray(toolCalls)) malformed(`a chunk whose ${path}.tool_calls is not an array`);
+      if (!Array.isArray(toolCalls)) badField('tool_calls', 'is not an array');
       if (toolCalls.length > 0) hasStarted = true;
-      for (let position = 0; position < toolCalls.length; position++) readToolCall(toolCalls[position], `${path}.tool_calls[${position}]`);
+      for (let position = 0; position < toolCalls.length; position++) {
+        callPosition = position;
+        readToolCall(toolCalls[position]);
+      }
+      callPosition = -1;
     }
   }
 
@@ -220,6 +241,7 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
       sink.reasoning(trace);
     }
     let finishReason: string | undefined;
+    callPosition = -1;
     const choices = chunk.choices;
     if (choices !== null && choices !== undefined) {
       if (!Array.isArray(choices)) malformed('a chunk whose choices is not an array');
@@ -229,15 +251,17 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
         // Only the first choice: `n` other than 1 is refused by our server and rare elsewhere.
         if (typeof choice.index === 'number' && choice.index !== 0) continue;
         const delta = choice.delta ?? choice.message;
+        choicePosition = position;
         if (delta !== null && delta !== undefined) {
           if (!isObject(delta)) malformed(`a chunk whose choices[${position}].delta is not an object`);
-          readDelta(delta, `choices[${position}].delta`, traceRead);
+          readDelta(delta, traceRead);
         }
         if (sink.logprobs !== undefined && choice.logprobs !== null && choice.logprobs !== undefined) {
           const entries = readTokenLogprobs(choice.logprobs);
           if (entries !== undefined && entries.length > 0) sink.logprobs(entries);
         }
-        const reason = optionalString(choice.finish_reason, `choices[${position}].finish_reason`);
+        const reason = choice.finish_reason;
+        if (reason !== null && reason !== undefined && typeof reason !== 'string') malformed(`a chunk whose choices[${position}].finish_reason is not a string`);
         if (reason && finishReason === undefined) finishReason = reason;
       }
     }
