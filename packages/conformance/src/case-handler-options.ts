@@ -11,7 +11,7 @@ export const conformanceNow = 1_700_000_000_000;
  * `call_000…2`, … in the order the handler asks for them), a fixed clock, the conformance
  * keys, and the case's own `handler` settings on top.
  */
-export function createCaseHandlerOptions(testCase: ConformanceCase, engine: ReplayEngine): ChatHandlerOptions {
+export function createCaseHandlerOptions(testCase: Pick<ConformanceCase, 'handler'>, engine: ReplayEngine): ChatHandlerOptions {
   const { streamFormat, maxBodyBytes, signingSecrets, signatureToleranceSeconds, keepAliveIntervalMs } = testCase.handler;
   return {
     engine,

@@ -3,7 +3,10 @@
 
 /** Server side: one vitest test per case, against any host. */
 export { runServerConformance } from './run-server-conformance.js';
-export type { ConformanceHost, StartConformanceHost, ServerConformanceOptions } from './run-server-conformance.js';
+export type { ConformanceHost, RemoteReplayEngine, StartConformanceHost, ServerConformanceOptions } from './run-server-conformance.js';
+/** Hosts in other JavaScript runtimes: one case router there (`/portable`), one remote host per case here. */
+export { remoteCaseHost, toPortableCase } from './remote-case-host.js';
+export type { PortableCase } from './case-router.js';
 export type { ConformanceFetch } from './send-case-request.js';
 export { createCaseHandlerOptions, conformanceNow } from './case-handler-options.js';
 

@@ -28,15 +28,21 @@ export interface ReplayEngine extends ChatEngine {
   readonly firstFrameBeforeLastEvent: boolean | undefined;
 }
 
+/** `setImmediate` where the runtime has it (Node, Bun), else a zero timer (workers, Deno). */
+const scheduleMacrotask: (callback: () => void) => unknown =
+  typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
+const cancelMacrotask: (handle: unknown) => void =
+  typeof clearImmediate === 'function' ? (handle) => clearImmediate(handle as ReturnType<typeof setImmediate>) : (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>);
+
 /** A macrotask turn, so each event really is a separate write on the wire. */
 function nextMacrotask(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setImmediate(() => {
+    const timer = scheduleMacrotask(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
     });
     const onAbort = () => {
-      clearImmediate(timer);
+      cancelMacrotask(timer);
       resolve();
     };
     signal.addEventListener('abort', onAbort, { once: true });

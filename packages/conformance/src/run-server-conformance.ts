@@ -17,10 +17,27 @@ export interface ConformanceHost {
    * `handler.fetch`. Global `fetch` is used when absent.
    */
   fetch?: ConformanceFetch;
+  /**
+   * For a host whose engine runs elsewhere (another process or JavaScript runtime, built from
+   * the case there): how the runner reaches that replay engine. Without it the runner uses
+   * the engine it put in the handler options.
+   */
+  remoteEngine?: RemoteReplayEngine;
 }
 
-/** Starts a host around a handler built from these options (one host per case). */
-export type StartConformanceHost = (handlerOptions: ChatHandlerOptions) => Promise<ConformanceHost>;
+/** A replay engine in another process, as the runner needs it. */
+export interface RemoteReplayEngine {
+  /** The reader saw the first bytes of the response (fire and forget). */
+  markFirstFrame(): void;
+  /** How often the engine was called, and whether the first frame came before its last event. */
+  state(): Promise<{ calls: number; firstFrameBeforeLastEvent: boolean | undefined }>;
+}
+
+/**
+ * Starts a host around a handler built from these options (one host per case). The case is
+ * passed too, for hosts that build their handler elsewhere (see `remoteEngine`).
+ */
+export type StartConformanceHost = (handlerOptions: ChatHandlerOptions, testCase: ConformanceCase) => Promise<ConformanceHost>;
 
 export interface ServerConformanceOptions {
   /** Case ids expected to fail: they run as `it.fails`, so they turn red once fixed. */
@@ -55,10 +72,12 @@ function assertJsonBody(testCase: ConformanceCase & { response: { kind: 'json' }
 async function runCase(testCase: ConformanceCase, startHost: StartConformanceHost, holdTimeoutMs: number | undefined): Promise<void> {
   const streaming = testCase.response.kind === 'sse';
   const engine = createReplayEngine(testCase.engineEvents, { holdLastEvent: streaming, ...(holdTimeoutMs !== undefined ? { holdTimeoutMs } : {}) });
-  const host = await startHost(createCaseHandlerOptions(testCase, engine));
+  const host = await startHost(createCaseHandlerOptions(testCase, engine), testCase);
+  const probe = host.remoteEngine;
   try {
     const response = await sendCaseRequest(testCase, host.baseUrl, host.fetch ?? globalThis.fetch);
-    const bytes = await readBodyIncrementally(response, () => engine.markFirstFrame());
+    const bytes = await readBodyIncrementally(response, () => (probe ?? engine).markFirstFrame());
+    const state = probe !== undefined ? await probe.state() : { calls: engine.requests.length, firstFrameBeforeLastEvent: engine.firstFrameBeforeLastEvent };
     const text = textDecoder.decode(bytes);
     expect(response.status, `status (body: ${describeBody(text)})`).toBe(testCase.expect.status);
     for (const [name, value] of Object.entries(testCase.expect.headers)) {
@@ -70,9 +89,9 @@ async function runCase(testCase: ConformanceCase, startHost: StartConformanceHos
       const expectedBytes = testCase.response.bytes;
       expect(text, 'SSE body').toBe(textDecoder.decode(expectedBytes));
       expect(Buffer.from(bytes).equals(Buffer.from(expectedBytes)), 'SSE body, byte for byte').toBe(true);
-      expect(engine.firstFrameBeforeLastEvent, 'the first frame arrived before the engine yielded its last event').toBe(true);
+      expect(state.firstFrameBeforeLastEvent, 'the first frame arrived before the engine yielded its last event').toBe(true);
     }
-    if (testCase.engineEvents === undefined) expect(engine.requests.length, 'engine calls (this case must not reach the engine)').toBe(0);
+    if (testCase.engineEvents === undefined) expect(state.calls, 'engine calls (this case must not reach the engine)').toBe(0);
   } finally {
     await host.close();
   }
