@@ -1,6 +1,6 @@
 // `pnpm bench`: runs every benchmark and writes docs/benchmarks.md.
 // `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
-// `--only json,streaming,idle,decoding,client,linearity,encoding,relay` runs a subset.
+// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,ready` runs a subset.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { jsonRequestBody } from './lib/fixtures.mjs';
 import { startLoad } from './lib/servers.mjs';
 import { runCpuGroup } from './suites/cpu-suite.mjs';
 import { runJsonSuite, runStreamingSuite } from './suites/http-suites.mjs';
+import { runReadySuite } from './suites/ready-suite.mjs';
 import { runIdleSuite } from './suites/idle-suite.mjs';
 import { runRelaySuite } from './suites/relay-suite.mjs';
 import { evaluateTargets, writeReport } from './report/write-report.mjs';
@@ -60,6 +61,7 @@ try {
   await suite('streaming', () => runStreamingSuite({ load, protocol, log }));
   await suite('idle', () => runIdleSuite({ load, quick, log }));
   await suite('relay', () => runRelaySuite({ load, protocol, quick, log }));
+  await suite('ready', () => runReadySuite({ load, protocol, log }));
 } finally {
   await load.stop();
 }
@@ -71,6 +73,7 @@ const commands = [
   `# servers: ${pinning ? 'taskset -c 0 ' : ''}node ${scripts}/servers/http-server.mjs <variant> <back-to-back|paced|idle>`,
   `# load:    ${pinning ? 'taskset -c 1 ' : ''}node ${scripts}/load/load-worker.mjs   (autocannon and node:http clients, driven over IPC)`,
   `# CPU:     ${pinning ? 'taskset -c 0 ' : ''}node --max-old-space-size=4096 ${scripts}/suites/cpu-worker.mjs   (one process per group)`,
+  `# ready:   ${pinning ? 'taskset -c 0 ' : ''}node ${scripts}/servers/ready-server.mjs <ready|bare> <fixed|reference> [sqlite|postgres]   (PostgreSQL: a throw-away cluster, initdb + pg_ctl)`,
   `# relay:   ${pinning ? 'taskset -c 0 ' : ''}node apps/server/dist/cli.js serve --config <tmp>/quantum-chat.config.json; ${pinning ? 'taskset -c 1 ' : ''}node ${scripts}/servers/upstream-mock.mjs`,
 ];
 const durationSeconds = (Date.now() - started) / 1000;

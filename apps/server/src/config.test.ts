@@ -165,6 +165,17 @@ describe('resolveConfig', () => {
     expect(config).toEqual({ ...defaultServerConfig, shutdownGraceMs: 300, reference: { tokensPerSecond: 20 } });
   });
 
+  it('should take the store from DATABASE_URL and QUANTUM_CHAT_DATA_DIR over the file', () => {
+    const file = { dataDir: 'from-file', databaseUrl: 'postgres://file@127.0.0.1/db' };
+    expect(resolveConfig(file, {})).toMatchObject({ dataDir: 'from-file', databaseUrl: 'postgres://file@127.0.0.1/db' });
+    expect(resolveConfig(file, { DATABASE_URL: 'postgresql://env@127.0.0.1/db', QUANTUM_CHAT_DATA_DIR: '/var/lib/qc' })).toMatchObject({
+      dataDir: '/var/lib/qc',
+      databaseUrl: 'postgresql://env@127.0.0.1/db',
+    });
+    expect(() => resolveConfig({}, { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres:\/\//);
+    expect(() => parseConfigFile({ databaseUrl: 'http://x' })).toThrow(/databaseUrl: expected a postgres:\/\/ or postgresql:\/\/ URL/);
+  });
+
   it('should ignore empty environment values', () => {
     expect(resolveConfig({ port: 9000 }, { PORT: '', HOST: '' })).toMatchObject({ port: 9000, host: '127.0.0.1' });
   });

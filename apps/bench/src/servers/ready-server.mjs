@@ -1,0 +1,68 @@
+// The ready server (apps/server's createQuantumServer: auth, limits, daily quota, usage ledger,
+// logs) as a bench child, and the bare Fastify route it is compared with.
+// argv: <ready|bare> <fixed|reference> [sqlite|postgres]. PostgreSQL's URL comes in DATABASE_URL.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPostgresKeyStore, createSqliteKeyStore, issueApiKey } from '@quantum-chat/access-control';
+import { createChatHandler, createModelRegistry } from '@quantum-chat/core';
+import { createReferenceEngine } from '@quantum-chat/engine-reference';
+import { createQuantumServer, resolveConfig } from '@quantum-chat/server';
+import Fastify from 'fastify';
+import pino from 'pino';
+import { serveParent } from '../lib/child.mjs';
+import { createFixedEngine, jsonRequestBody, requestHeaders } from '../lib/fixtures.mjs';
+
+const [side, engineName, storeName = 'sqlite'] = process.argv.slice(2);
+const engine = engineName === 'reference' ? createReferenceEngine() : createFixedEngine();
+let app;
+let cleanup = async () => undefined;
+let key;
+
+if (side === 'ready') {
+  const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-bench-ready-'));
+  const config = resolveConfig({ dataDir: join(directory, 'data'), ...(storeName === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : {}) }, {});
+  // The organisation's limits are far off, but every one is counted: the daily one in the store.
+  app = await createQuantumServer(config, {
+    // Every model, and test keys, answered by the engine measured.
+    handlerOptions: { registry: createModelRegistry({ engine }), testEngine: engine },
+    // Logs at info, as in production, into /dev/null (asynchronously, as the server's own destination does).
+    logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false })),
+  });
+  const store = storeName === 'postgres' ? createPostgresKeyStore(process.env.DATABASE_URL) : createSqliteKeyStore(join(directory, 'data', 'quantum-chat.sqlite'));
+  const organisation = `bench-${process.pid}`;
+  await store.createOrganisation({ name: organisation, plan: 'free', limits: { requestsPerMinute: 1e12, tokensPerMinute: 1e15, tokensPerDay: 1e15 } });
+  key = (await issueApiKey(store, { organisation, kind: 'live' })).key;
+  await store.close();
+  cleanup = async () => rmSync(directory, { recursive: true, force: true });
+} else {
+  // Bare Fastify answering the bytes the ready server answers (this engine's answer to the same request).
+  const sample = await createChatHandler({ engine }).handle({
+    method: 'POST',
+    path: '/chat/completions',
+    headers: requestHeaders,
+    body: { kind: 'text', text: jsonRequestBody },
+    signal: new AbortController().signal,
+  });
+  app = Fastify();
+  app.post('/v1/chat/completions', (request, reply) => reply.header('content-type', sample.headers['content-type']).send(sample.body));
+}
+await app.listen({ host: '127.0.0.1', port: 0 });
+
+serveParent(
+  {
+    cpu: () => process.cpuUsage(),
+    async stop() {
+      await app.close();
+      await cleanup();
+      setImmediate(() => process.exit(0));
+      return true;
+    },
+  },
+  { port: app.server.address().port, key },
+);
+process.on('SIGTERM', async () => {
+  await app.close().catch(() => undefined);
+  await cleanup();
+  process.exit(0);
+});
