@@ -16,6 +16,19 @@ describe('createDailyQuota', () => {
     quota.dispose();
   });
 
+  it('should send reservations made in one turn as one, and admit exactly what fits when they do not all fit', async () => {
+    const flaky = createFlakyStore(createMemoryKeyStore());
+    const quota = createDailyQuota({ store: flaky.store });
+    const together = await Promise.all(Array.from({ length: 10 }, () => quota.reserve('acme:live', 100, 10_000)));
+    expect(flaky.calls.reserveDailyTokens).toBe(1);
+    expect(together.map((decision) => decision.total)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
+    expect(together.every((decision) => decision.admitted && decision.charged === 100)).toBe(true);
+    const edge = await Promise.all(Array.from({ length: 10 }, () => quota.reserve('acme:live', 1000, 8_000)));
+    expect(edge.filter((decision) => decision.admitted)).toHaveLength(7);
+    expect(await flaky.store.readDailyTokens({ bucket: 'acme:live', day: utcDay(Date.now()) })).toBe(8_000);
+    quota.dispose();
+  });
+
   it('should count on its own from the last total seen while the store is down, and 503 when failing closed', async () => {
     const flaky = createFlakyStore(createMemoryKeyStore());
     const states: boolean[] = [];

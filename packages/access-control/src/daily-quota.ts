@@ -87,32 +87,107 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
     return { admitted, day, total: admitted ? total + tokens : total, resetsAt: nextUtcMidnight(time), charged: 0 };
   }
 
-  return {
-    async reserve(bucket, tokens, limit) {
-      if (circuit.open) return alone(bucket, tokens, limit, circuit.reason);
-      const time = now();
-      const day = utcDay(time);
-      const pending = store.reserveDailyTokens({ bucket, day, tokens, limit });
-      let result: Awaited<typeof pending> | typeof deadlineExceeded;
-      try {
-        result = await withDeadline(pending, timeoutMs);
-      } catch (error) {
-        circuit.trip(error);
-        return alone(bucket, tokens, limit, error);
-      }
-      if (result === deadlineExceeded) {
-        const error = new Error(`The store did not count the day's tokens within ${timeoutMs} ms.`);
-        circuit.trip(error);
-        // Counted late after all: take it back, since this request is counted in memory instead.
-        pending.then(
+  /** One store call for a group of reservations (or a single one). */
+  async function reserveInStore(bucket: string, tokens: number, limit: number): Promise<DailyDecision> {
+    if (circuit.open) return alone(bucket, tokens, limit, circuit.reason);
+    const time = now();
+    const day = utcDay(time);
+    const pending = store.reserveDailyTokens({ bucket, day, tokens, limit });
+    let result: Awaited<typeof pending> | typeof deadlineExceeded;
+    try {
+      result = await withDeadline(pending, timeoutMs);
+    } catch (error) {
+      circuit.trip(error);
+      return alone(bucket, tokens, limit, error);
+    }
+    if (result === deadlineExceeded) {
+      const error = new Error(`The store did not count the day's tokens within ${timeoutMs} ms.`);
+      circuit.trip(error);
+      // Counted late after all: take it back, since this request is counted in memory instead.
+      pending
+        .then(
           (late) => (late.admitted ? store.addDailyTokens({ bucket, day, tokens: -tokens }) : undefined),
           () => undefined,
-        ).catch((undoError: unknown) => options.onError?.(undoError));
-        return alone(bucket, tokens, limit, error);
-      }
-      lastKnown.set(`${bucket}\u0000${day}`, result.total);
-      if (lastKnown.size > 10_000) lastKnown.delete(lastKnown.keys().next().value!);
-      return { admitted: result.admitted, day, total: result.total, resetsAt: nextUtcMidnight(time), charged: result.admitted ? tokens : 0 };
+        )
+        .catch((undoError: unknown) => options.onError?.(undoError));
+      return alone(bucket, tokens, limit, error);
+    }
+    lastKnown.set(`${bucket}\u0000${day}`, result.total);
+    if (lastKnown.size > 10_000) lastKnown.delete(lastKnown.keys().next().value!);
+    return { admitted: result.admitted, day, total: result.total, resetsAt: nextUtcMidnight(time), charged: result.admitted ? tokens : 0 };
+  }
+
+  interface Waiting {
+    tokens: number;
+    resolve(decision: DailyDecision): void;
+    reject(error: unknown): void;
+  }
+  /**
+   * Reservations of one bucket and limit wait here while that bucket's previous group is in the
+   * store; they then go as one group.
+   */
+  const queues = new Map<string, { waiting: Waiting[]; busy: boolean }>();
+
+  /**
+   * Group commit: under load, many requests of one organisation reserve at once, and each
+   * conditional add takes the same row lock and a commit in the store. One add for the sum of
+   * a group admits them all; a group that does not fit is retried one by one, so the outcome
+   * is that of reserving one after the other. One group per bucket is in the store at a time.
+   */
+  async function reserveGroup(bucket: string, limit: number, waiting: Waiting[]): Promise<void> {
+    const sum = waiting.reduce((total, entry) => total + entry.tokens, 0);
+    const settle = (entry: Waiting, work: Promise<DailyDecision>) => work.then(entry.resolve, entry.reject);
+    if (waiting.length === 1) return settle(waiting[0]!, reserveInStore(bucket, waiting[0]!.tokens, limit));
+    let group: DailyDecision;
+    try {
+      group = await reserveInStore(bucket, sum, limit);
+    } catch (error) {
+      for (const entry of waiting) entry.reject(error);
+      return;
+    }
+    if (!group.admitted) {
+      for (const entry of waiting) await settle(entry, reserveInStore(bucket, entry.tokens, limit));
+      return;
+    }
+    let total = group.total - sum;
+    for (const entry of waiting) {
+      total += entry.tokens;
+      entry.resolve({ ...group, total, charged: group.charged === 0 ? 0 : entry.tokens });
+    }
+  }
+
+  function drain(id: string, bucket: string, limit: number): void {
+    const queue = queues.get(id)!;
+    if (queue.waiting.length === 0) {
+      queues.delete(id);
+      return;
+    }
+    const waiting = queue.waiting;
+    queue.waiting = [];
+    queue.busy = true;
+    void reserveGroup(bucket, limit, waiting).finally(() => {
+      queue.busy = false;
+      drain(id, bucket, limit);
+    });
+  }
+
+  return {
+    reserve(bucket, tokens, limit) {
+      return new Promise<DailyDecision>((resolve, reject) => {
+        const id = `${bucket}\u0000${limit}`;
+        let queue = queues.get(id);
+        if (queue === undefined) {
+          queue = { waiting: [], busy: true };
+          queues.set(id, queue);
+          const started = queue;
+          // The rest of this turn's reservations join the first group.
+          setImmediate(() => {
+            started.busy = false;
+            drain(id, bucket, limit);
+          });
+        }
+        queue.waiting.push({ tokens, resolve, reject });
+      });
     },
     dispose() {
       circuit.dispose();
