@@ -38,6 +38,12 @@ const summariseUsage = `SELECT u.key_id, coalesce(k.prefix || '…' || k.last4, 
   FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
   WHERE u.organisation = $1 AND u.created_at >= $2 GROUP BY u.key_id, u.model, k.prefix, k.last4, k.kind ORDER BY u.key_id, u.model`;
 
+/** The driver's and the socket's words for a connection that went away. */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('CONNECTION_') || code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01');
+}
+
 function parseChange(payload: string): StoreChange | undefined {
   const colon = payload.indexOf(':');
   const kind = payload.slice(0, colon);
@@ -96,10 +102,18 @@ export function createPostgresKeyStore(url: string, options: PostgresKeyStoreOpt
     return migrated;
   }
   const migrate = () => migrated ?? runMigrations();
-  /** Every query waits for the schema. */
+  /**
+   * Every query waits for the schema. A read that met a connection the server closed (it
+   * restarted) is tried once more on a fresh one; writes are not, as they may have committed.
+   */
   async function query(text: string, params: readonly unknown[] = []): Promise<Row[]> {
     await migrate();
-    return (await sql.unsafe(text, params as never[])) as unknown as Row[];
+    try {
+      return (await sql.unsafe(text, params as never[])) as unknown as Row[];
+    } catch (error) {
+      if (!text.startsWith('SELECT') || !connectionLost(error)) throw error;
+      return (await sql.unsafe(text, params as never[])) as unknown as Row[];
+    }
   }
   const one = async (text: string, params: readonly unknown[] = []) => (await query(text, params))[0];
 
@@ -139,7 +153,7 @@ export function createPostgresKeyStore(url: string, options: PostgresKeyStoreOpt
   const store: KeyStore = {
     migrate: runMigrations,
     async ping() {
-      await sql`SELECT 1`;
+      await query('SELECT 1');
     },
     async createOrganisation({ name, plan, limits = {} }) {
       try {
