@@ -18,26 +18,57 @@ export const referenceModelConfigSchema = z.strictObject({
   ...addedModelFields,
 });
 
-/** A model answered by an OpenAI-compatible server: Ollama, vLLM, llama.cpp, OpenAI, DeepSeek. */
-export const upstreamModelConfigSchema = z.strictObject({
-  engine: z.literal('upstream'),
-  /** Base URL up to and including the version segment, e.g. `http://127.0.0.1:11434/v1`. */
-  baseUrl: z.url({
-    protocol: /^https?$/,
-    error: (issue) => (issue.input === undefined ? 'required' : 'expected an http(s) URL such as http://127.0.0.1:11434/v1'),
-  }),
-  /** The model name on the upstream server, e.g. `llama3.2`. */
-  model: z.string().min(1),
-  /** Name of the environment variable that holds the upstream API key (never the key itself). */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name').optional(),
-  connectTimeoutMs: positiveMilliseconds.optional(),
-  firstTokenTimeoutMs: positiveMilliseconds.optional(),
-  idleTimeoutMs: positiveMilliseconds.optional(),
-  reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
-  /** `"all"` forwards unknown top-level request fields (`top_k`, `chat_template_kwargs`) to the upstream. */
-  passThrough: z.enum(['all', 'none']).optional(),
-  ...addedModelFields,
+const upstreamBaseUrl = z.url({
+  protocol: /^https?$/,
+  error: (issue) => (issue.input === undefined ? 'required' : 'expected an http(s) URL such as http://127.0.0.1:11434/v1'),
 });
+const apiKeyEnv = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
+
+/** One server (replica) of an upstream model. */
+export const upstreamDeploymentConfigSchema = z.strictObject({
+  baseUrl: upstreamBaseUrl,
+  model: z.string().min(1),
+  apiKeyEnv: apiKeyEnv.optional(),
+  /** Its share of the load relative to the others (1 by default). */
+  weight: z.number().positive().max(1000).optional(),
+  /** The most requests it serves at once (unlimited by default). */
+  maxConcurrency: z.int().min(1).optional(),
+});
+
+/** A model answered by an OpenAI-compatible server (or several replicas): Ollama, vLLM, llama.cpp, OpenAI, DeepSeek. */
+export const upstreamModelConfigSchema = z
+  .strictObject({
+    engine: z.literal('upstream'),
+    /** Base URL up to and including the version segment, e.g. `http://127.0.0.1:11434/v1`. */
+    baseUrl: upstreamBaseUrl.optional(),
+    /** The model name on the upstream server, e.g. `llama3.2`. */
+    model: z.string().min(1).optional(),
+    /** Name of the environment variable that holds the upstream API key (never the key itself). */
+    apiKeyEnv: apiKeyEnv.optional(),
+    /** Several replicas instead of `baseUrl`/`model`/`apiKeyEnv`: the least busy healthy one answers. */
+    deployments: z.array(upstreamDeploymentConfigSchema).min(1).max(64).optional(),
+    connectTimeoutMs: positiveMilliseconds.optional(),
+    firstTokenTimeoutMs: positiveMilliseconds.optional(),
+    idleTimeoutMs: positiveMilliseconds.optional(),
+    reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
+    /** `"all"` forwards unknown top-level request fields (`top_k`, `chat_template_kwargs`) to the upstream. */
+    passThrough: z.enum(['all', 'none']).optional(),
+    ...addedModelFields,
+  })
+  .superRefine(
+    (model, context) => {
+      if (model.deployments !== undefined) {
+        for (const field of ['baseUrl', 'model', 'apiKeyEnv'] as const) {
+          if (model[field] !== undefined) context.addIssue({ code: 'custom', path: [field], message: 'give deployments or baseUrl/model/apiKeyEnv, not both' });
+        }
+        return;
+      }
+      // Reported even when another field is wrong, so every problem shows at once.
+      if (model.baseUrl === undefined) context.addIssue({ code: 'custom', path: ['baseUrl'], message: 'required' });
+      if (model.model === undefined) context.addIssue({ code: 'custom', path: ['model'], message: 'required' });
+    },
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  );
 
 export const modelConfigSchema = z.discriminatedUnion('engine', [referenceModelConfigSchema, upstreamModelConfigSchema]);
 
@@ -139,6 +170,7 @@ export const serverConfigFileSchema = z.strictObject({
 export type ServerConfigFile = z.infer<typeof serverConfigFileSchema>;
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 export type UpstreamModelConfig = z.infer<typeof upstreamModelConfigSchema>;
+export type UpstreamDeploymentConfig = z.infer<typeof upstreamDeploymentConfigSchema>;
 
 /** The resolved config: file, then environment, then defaults. */
 export interface ServerConfig {

@@ -143,6 +143,28 @@ describe('parseConfigFile', () => {
     expect(() => parseConfigFile({ models: { x: { engine: 'upstream', baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', passThrough: 'some' } } })).toThrow(ConfigError);
   });
 
+  it('should accept an upstream model with several deployments, and refuse mixing both forms', () => {
+    const file = parseConfigFile({
+      models: {
+        'quantum-flash': {
+          engine: 'upstream',
+          deployments: [
+            { baseUrl: 'http://10.0.0.7:8000/v1', model: 'Qwen/Qwen3-8B', weight: 2, maxConcurrency: 64 },
+            { baseUrl: 'http://10.0.0.8:8000/v1', model: 'Qwen/Qwen3-8B', apiKeyEnv: 'VLLM_KEY' },
+          ],
+        },
+      },
+    });
+    expect(file.models?.['quantum-flash']).toMatchObject({ deployments: [{ weight: 2 }, { apiKeyEnv: 'VLLM_KEY' }] });
+    const mixed = loadError(() =>
+      parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', baseUrl: 'http://10.0.0.7:8000/v1', deployments: [{ baseUrl: 'nope', model: 'm', weight: 0 }] } } }),
+    );
+    expect(mixed.message).toContain('models["quantum-flash"].baseUrl: give deployments or baseUrl/model/apiKeyEnv, not both');
+    expect(mixed.message).toContain('models["quantum-flash"].deployments[0].baseUrl: expected an http(s) URL');
+    expect(mixed.message).toContain('models["quantum-flash"].deployments[0].weight: ');
+    expect(() => parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', deployments: [] } } })).toThrow(ConfigError);
+  });
+
   it('should refuse an apiKeyEnv that is not a variable name', () => {
     const error = loadError(() =>
       parseConfigFile({ models: { 'quantum-pro': { engine: 'upstream', baseUrl: 'https://api.example.com/v1', model: 'm', apiKeyEnv: 'sk-123 secret' } } }),

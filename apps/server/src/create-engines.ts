@@ -1,6 +1,6 @@
 import { builtinModels, createModelRegistry, type ChatEngine, type ModelInfo, type ModelRegistry } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
-import type { createUpstreamEngine as CreateUpstreamEngine, UpstreamEngineOptions } from '@quantum-chat/engine-upstream';
+import type { createUpstreamEngine as CreateUpstreamEngine, UpstreamDeployment, UpstreamEngineOptions } from '@quantum-chat/engine-upstream';
 import { ConfigError } from './config.js';
 import type { ModelConfig, ServerConfig, UpstreamModelConfig } from './config-schema.js';
 
@@ -13,6 +13,32 @@ export interface ConfiguredEngines {
   summary: Record<string, string>;
 }
 
+/** The key an `apiKeyEnv` names; failing at start beats a 502 on every request of this model. */
+function readApiKey(env: Readonly<Record<string, string | undefined>>, variable: string | undefined, where: string): string | undefined {
+  if (variable === undefined) return undefined;
+  const apiKey = env[variable];
+  if (apiKey === undefined || apiKey === '') throw new ConfigError(`Invalid config: ${where}.apiKeyEnv names ${variable}, which is not set in the environment.`);
+  return apiKey;
+}
+
+/** The engine's servers: the replicas of `deployments`, or the one of `baseUrl` and `model`. */
+function deploymentsOf(modelId: string, model: UpstreamModelConfig, env: Readonly<Record<string, string | undefined>>): UpstreamDeployment[] {
+  const configured = model.deployments ?? [{ baseUrl: model.baseUrl!, model: model.model!, apiKeyEnv: model.apiKeyEnv }];
+  return configured.map((deployment, index) => {
+    const where = model.deployments === undefined ? `models["${modelId}"]` : `models["${modelId}"].deployments[${index}]`;
+    const apiKey = readApiKey(env, deployment.apiKeyEnv, where);
+    const weight = 'weight' in deployment ? deployment.weight : undefined;
+    const maxConcurrency = 'maxConcurrency' in deployment ? deployment.maxConcurrency : undefined;
+    return {
+      baseUrl: deployment.baseUrl,
+      model: deployment.model,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(weight !== undefined ? { weight } : {}),
+      ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+    };
+  });
+}
+
 function createUpstreamFromConfig(
   createUpstreamEngine: typeof CreateUpstreamEngine,
   modelId: string,
@@ -20,18 +46,8 @@ function createUpstreamFromConfig(
   env: Readonly<Record<string, string | undefined>>,
   hooks: EngineHooks,
 ): ChatEngine {
-  let apiKey: string | undefined;
-  if (model.apiKeyEnv !== undefined) {
-    apiKey = env[model.apiKeyEnv];
-    // Failing at start beats a 502 on every request of this model.
-    if (apiKey === undefined || apiKey === '') {
-      throw new ConfigError(`Invalid config: models["${modelId}"].apiKeyEnv names ${model.apiKeyEnv}, which is not set in the environment.`);
-    }
-  }
   return createUpstreamEngine({
-    baseUrl: model.baseUrl,
-    model: model.model,
-    ...(apiKey !== undefined ? { apiKey } : {}),
+    deployments: deploymentsOf(modelId, model, env),
     ...(model.connectTimeoutMs !== undefined ? { connectTimeoutMs: model.connectTimeoutMs } : {}),
     ...(model.firstTokenTimeoutMs !== undefined ? { firstTokenTimeoutMs: model.firstTokenTimeoutMs } : {}),
     ...(model.idleTimeoutMs !== undefined ? { idleTimeoutMs: model.idleTimeoutMs } : {}),
@@ -39,6 +55,12 @@ function createUpstreamFromConfig(
     ...(model.passThrough !== undefined ? { passThrough: model.passThrough } : {}),
     ...(hooks.onUpstreamRequest !== undefined ? { onUpstreamRequest: hooks.onUpstreamRequest } : {}),
   });
+}
+
+/** The startup log's line of an upstream model. */
+function describeUpstream(model: UpstreamModelConfig): string {
+  if (model.deployments === undefined) return `upstream ${model.model} at ${model.baseUrl}`;
+  return `upstream, ${model.deployments.length} deployments: ${model.deployments.map((deployment) => `${deployment.model} at ${deployment.baseUrl}`).join(', ')}`;
 }
 
 /** What the server hands every upstream engine: the tracing hook, when traces are on. */
@@ -85,7 +107,7 @@ export async function createEngines(
     const chosen = config.models[id];
     if (chosen?.engine === 'upstream' && createUpstreamEngine !== undefined) {
       engines[id] = createUpstreamFromConfig(createUpstreamEngine, id, chosen, env, hooks);
-      summary[id] = `upstream ${chosen.model} at ${chosen.baseUrl}`;
+      summary[id] = describeUpstream(chosen);
     } else {
       summary[id] = 'reference';
     }

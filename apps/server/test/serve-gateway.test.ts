@@ -82,4 +82,45 @@ describe('quantum-chat serve as a gateway: added models and pass-through', () =>
     expect((await ask(liveKey, 'big-model')).status).toBe(200);
     expect(upstream.requests).toHaveLength(2);
   }, 60_000);
+
+  it('should serve a model from several deployments, around one that is down', async () => {
+    const [up, other] = await Promise.all([startFakeUpstream('from the first replica'), startFakeUpstream('from the second replica')]);
+    onTestFinished(() => up.close());
+    await other.close();
+    const server = await startServerProcess(
+      {
+        models: {
+          'quantum-flash': {
+            engine: 'upstream',
+            deployments: [
+              { baseUrl: other.baseUrl, model: 'replica-b', weight: 2 },
+              { baseUrl: up.baseUrl, model: 'replica-a', apiKeyEnv: 'REPLICA_A_KEY', maxConcurrency: 8 },
+            ],
+          },
+        },
+      },
+      { REPLICA_A_KEY: 'sk-replica-a' },
+    );
+    onTestFinished(() => server.dispose());
+    const liveKey = await createLiveKey(server.dataDir);
+    for (let index = 0; index < 5; index++) {
+      const response = await fetch(`${server.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'quantum-flash', messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('from the first replica');
+    }
+    expect(up.requests).toHaveLength(5);
+    expect(up.requests.every((request) => request.body.model === 'replica-a' && request.authorization === 'Bearer sk-replica-a')).toBe(true);
+  }, 60_000);
+
+  it('should refuse to start when a deployment\'s apiKeyEnv is not set, naming it', async () => {
+    await expect(
+      startServerProcess({
+        models: { 'quantum-pro': { engine: 'upstream', deployments: [{ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeyEnv: 'QC_UNSET_REPLICA_KEY' }] } },
+      }),
+    ).rejects.toThrow(/models\["quantum-pro"\]\.deployments\[1\]\.apiKeyEnv names QC_UNSET_REPLICA_KEY/);
+  }, 45_000);
 });

@@ -3,12 +3,15 @@ import { readErrorPayload } from '@quantum-chat/core/dialect';
 import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
 import { createDeadline } from './create-deadline.js';
+import { createDeploymentPool, type DeploymentPool } from './deployment-pool.js';
 import { readUpstreamEvents } from './read-upstream-events.js';
+import { retryDelayMs, sleep } from './retry-delay.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
 import {
   defaultConnectTimeoutMs,
   defaultFirstTokenTimeoutMs,
   defaultIdleTimeoutMs,
+  type UpstreamDeployment,
   type UpstreamEngineOptions,
   type UpstreamRequestEnd,
   type UpstreamRequestStart,
@@ -26,11 +29,52 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** A deployment with its own endpoint and transport. */
+interface Target extends UpstreamDeployment {
+  url: string;
+  send: SendUpstream;
+}
+
+const nothingTried: ReadonlySet<Target> = new Set();
+
+/** The deployments of the options: `deployments`, or the one of `baseUrl`, `model` and `apiKey`. */
+function readDeployments(options: UpstreamEngineOptions): readonly UpstreamDeployment[] {
+  if (options.deployments !== undefined) {
+    if (options.deployments.length === 0) throw new TypeError('createUpstreamEngine: `deployments` is empty.');
+    if (options.baseUrl !== undefined || options.model !== undefined) throw new TypeError('createUpstreamEngine: give `deployments` or `baseUrl` and `model`, not both.');
+    return options.deployments;
+  }
+  if (options.baseUrl === undefined || options.model === undefined) throw new TypeError('createUpstreamEngine needs `baseUrl` and `model` (or `deployments`).');
+  return [{ baseUrl: options.baseUrl, model: options.model, ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}) }];
+}
+
+/** The client's 4xx faults say nothing of a deployment's health; everything else before our client's answer does. */
+function isDeploymentFault(failure: unknown, status: number | undefined): boolean {
+  if (!QuantumChatError.isInstance(failure)) return false;
+  if (status === undefined || (status >= 200 && status < 300)) return failure.status >= 500;
+  return status >= 500 || status === 429 || status === 408;
+}
+
+/** How long the deployment asked us to stay away (`retry-after` of a 429 or 503), if it did. */
+function retryAfterOf(failure: unknown): number | undefined {
+  if (!QuantumChatError.isInstance(failure)) return undefined;
+  const milliseconds = Number(failure.headers['retry-after-ms']);
+  return Number.isFinite(milliseconds) && milliseconds > 0 ? milliseconds : undefined;
+}
+
+function noDeploymentAvailable(pool: DeploymentPool<Target>, now: number): QuantumChatError {
+  const reopens = pool.nextReopening();
+  const waitMs = reopens === undefined ? 1000 : Math.max(1000, reopens - now);
+  return new QuantumChatError('engine_unavailable', 'Every server of this model is busy or failing; retry shortly.', {
+    headers: { 'retry-after': String(Math.ceil(waitMs / 1000)), 'retry-after-ms': String(Math.round(waitMs)) },
+  });
+}
+
 /**
  * A {@link ChatEngine} that serves a model from any OpenAI-compatible server: Ollama, vLLM,
- * llama.cpp, LM Studio, OpenAI, DeepSeek. It always streams upstream, so first-token and idle
- * timeouts and client aborts behave the same for streaming and non-streaming clients, and a
- * failure is never turned into a fake success.
+ * llama.cpp, LM Studio, OpenAI, DeepSeek, or several replicas of one (`deployments`). It always
+ * streams upstream, so first-token and idle timeouts and client aborts behave the same for
+ * streaming and non-streaming clients, and a failure is never turned into a fake success.
  *
  * @example
  * const registry = createModelRegistry({
@@ -39,109 +83,141 @@ function parseJson(text: string): unknown {
  * });
  */
 export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine {
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const firstTokenTimeoutMs = options.firstTokenTimeoutMs ?? defaultFirstTokenTimeoutMs;
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs;
   const reasoningMode = options.reasoning ?? 'auto';
   const passThrough = options.passThrough ?? 'none';
+  const retry = options.retry ?? {};
   // undici's own header and body timeouts are off: ours know first token from idle, and say so.
-  // One dispatcher for the engine's life: its pool keeps connections alive between requests.
+  // One dispatcher for the engine's life: its pools (one per origin) keep connections alive between requests.
   let dispatcher = options.dispatcher;
   if (dispatcher === undefined && options.fetch === undefined) {
     dispatcher = new Agent({ connect: { timeout: options.connectTimeoutMs ?? defaultConnectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0 });
   }
-  const send: SendUpstream =
-    options.fetch !== undefined ? fetchTransport(url, options.fetch as Parameters<typeof fetchTransport>[1], dispatcher) : undiciTransport(url, dispatcher!);
+  const targets: Target[] = readDeployments(options).map((deployment) => {
+    const url = `${deployment.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    const send =
+      options.fetch !== undefined ? fetchTransport(url, options.fetch as Parameters<typeof fetchTransport>[1], dispatcher) : undiciTransport(url, dispatcher!);
+    return { ...deployment, url, send };
+  });
+  const pool = createDeploymentPool(targets, options.circuitBreaker !== undefined ? { breaker: options.circuitBreaker } : {});
+  const maxAttempts = Math.max(1, Math.min(retry.maxAttempts ?? 3, targets.length));
 
   async function* generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncGenerator<ChatEngineEvent> {
     context.signal.throwIfAborted();
-    const upstream = new AbortController();
-    const forwardAbort = () => upstream.abort(context.signal.reason);
-    context.signal.addEventListener('abort', forwardAbort, { once: true });
-    const deadline = createDeadline(upstream);
-    const firstTokenTimeout = () => new QuantumChatError('upstream_timeout', `The model server sent no first token within ${firstTokenTimeoutMs} ms.`);
-    const idleTimeout = () => new QuantumChatError('upstream_timeout', `The model server stalled: nothing for ${idleTimeoutMs} ms during the answer.`);
-    const mapper = createUpstreamChunkMapper({
-      showReasoning: reasoningMode === 'keep' || (reasoningMode === 'auto' && request.reasoning),
-      countTokens: countApproximateTokens,
-      countPromptTokens: () => countApproximatePromptTokens(request),
-    });
-    let responded = false;
-    /** `[DONE]` arrived: the answer is complete. */
-    let done = false;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'text/event-stream',
-      ...options.headers,
-      'x-request-id': context.requestId,
-    };
-    const watch = watchUpstreamRequest(options, { url, model: options.model, requestId: context.requestId, headers });
-    let status: number | undefined;
-    let failure: unknown;
-    let finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
-    deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
-    try {
-      const response = await send({
-        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}`, ...headers } : headers,
-        body: JSON.stringify(toUpstreamRequestBody(request, options.model, passThrough === 'all')),
-        signal: upstream.signal,
+    let tried = nothingTried;
+    let lastFailure: unknown;
+    for (let attempt = 1; ; attempt++) {
+      const lease = pool.acquire(tried);
+      if (lease === undefined) throw lastFailure ?? noDeploymentAvailable(pool, Date.now());
+      const target = lease.deployment;
+      if (attempt < maxAttempts) tried = tried === nothingTried ? new Set([target]) : (tried as Set<Target>).add(target);
+      const upstream = new AbortController();
+      const forwardAbort = () => upstream.abort(context.signal.reason);
+      context.signal.addEventListener('abort', forwardAbort, { once: true });
+      const deadline = createDeadline(upstream);
+      const firstTokenTimeout = () => new QuantumChatError('upstream_timeout', `The model server sent no first token within ${firstTokenTimeoutMs} ms.`);
+      const idleTimeout = () => new QuantumChatError('upstream_timeout', `The model server stalled: nothing for ${idleTimeoutMs} ms during the answer.`);
+      const mapper = createUpstreamChunkMapper({
+        showReasoning: reasoningMode === 'keep' || (reasoningMode === 'auto' && request.reasoning),
+        countTokens: countApproximateTokens,
+        countPromptTokens: () => countApproximatePromptTokens(request),
       });
-      responded = true;
-      status = response.status;
-      if (!response.ok) throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(await response.text()))?.message);
-      const contentType = response.headers.get('content-type') ?? '';
-      if (contentType.includes('json')) {
-        // A runtime that ignored `stream: true` answered with one whole completion.
-        for (const event of handleWhole(await response.text(), mapper)) {
+      let responded = false;
+      /** `[DONE]` arrived: the answer is complete. */
+      let done = false;
+      /** An event went to our caller: from then on a failure is final. */
+      let yielded = false;
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...options.headers,
+        ...target.headers,
+        'x-request-id': context.requestId,
+      };
+      const watch = watchUpstreamRequest(options, { url: target.url, model: target.model, requestId: context.requestId, headers });
+      let status: number | undefined;
+      let failure: unknown;
+      let finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
+      deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
+      try {
+        const response = await target.send({
+          headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...headers } : headers,
+          body: JSON.stringify(toUpstreamRequestBody(request, target.model, passThrough === 'all')),
+          signal: upstream.signal,
+        });
+        responded = true;
+        status = response.status;
+        if (!response.ok) throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(await response.text()))?.message);
+        const contentType = response.headers.get('content-type') ?? '';
+        if (contentType.includes('json')) {
+          // A runtime that ignored `stream: true` answered with one whole completion.
+          for (const event of handleWhole(await response.text(), mapper)) {
+            if (event.type === 'finish') finish = event;
+            yielded = true;
+            yield event;
+          }
+          return;
+        }
+        const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
+        if (body === null) {
+          throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
+        }
+        const events = readUpstreamEvents(body, {
+          // Before the first token only the first-token timer runs; after it, the idle timer.
+          waitStarted: () => {
+            if (mapper.started()) deadline.arm(idleTimeoutMs, idleTimeout);
+          },
+          eventsArrived: () => {
+            if (mapper.started()) deadline.clear();
+          },
+          drainOnExit: () => done,
+        });
+        batches: for await (const batch of events) {
+          for (const event of batch) {
+            const wasStarted = mapper.started();
+            const mapped = mapper.read(event);
+            if (mapper.done()) {
+              // The answer is complete: a client leaving now must not destroy a reusable connection.
+              done = true;
+              context.signal.removeEventListener('abort', forwardAbort);
+              break batches;
+            }
+            if (!wasStarted && mapper.started()) deadline.clear();
+            // Not `yield*`: over an array, that adds an asynchronous step per event.
+            for (const mappedEvent of mapped) {
+              yielded = true;
+              yield mappedEvent;
+            }
+          }
+        }
+        if (!done && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
+        for (const event of mapper.end()) {
           if (event.type === 'finish') finish = event;
+          yielded = true;
           yield event;
         }
-        return;
+      } catch (error) {
+        failure = toFailure(error, upstream.signal, context.signal, responded);
+      } finally {
+        watch?.({ status, error: failure, usage: finish?.usage, finishReason: finish?.reason });
+        deadline.clear();
+        context.signal.removeEventListener('abort', forwardAbort);
+        // Closes the socket at once if the upstream is still sending (no-op after a complete body);
+        // after `[DONE]` the body is drained instead, so the connection can be reused.
+        if (!done) upstream.abort(new Error('The upstream request ended.'));
+        // Also reached when our caller stops reading: a finished answer is a success, a left one says nothing.
+        if (failure === undefined) {
+          if (finish !== undefined) lease.succeeded();
+          else lease.released();
+        } else if (!context.signal.aborted && isDeploymentFault(failure, status)) lease.failed(retryAfterOf(failure));
+        else lease.released();
       }
-      const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
-      if (body === null) {
-        throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
-      }
-      const events = readUpstreamEvents(body, {
-        // Before the first token only the first-token timer runs; after it, the idle timer.
-        waitStarted: () => {
-          if (mapper.started()) deadline.arm(idleTimeoutMs, idleTimeout);
-        },
-        eventsArrived: () => {
-          if (mapper.started()) deadline.clear();
-        },
-        drainOnExit: () => done,
-      });
-      batches: for await (const batch of events) {
-        for (const event of batch) {
-          const wasStarted = mapper.started();
-          const mapped = mapper.read(event);
-          if (mapper.done()) {
-            // The answer is complete: a client leaving now must not destroy a reusable connection.
-            done = true;
-            context.signal.removeEventListener('abort', forwardAbort);
-            break batches;
-          }
-          if (!wasStarted && mapper.started()) deadline.clear();
-          // Not `yield*`: over an array, that adds an asynchronous step per event.
-          for (const mappedEvent of mapped) yield mappedEvent;
-        }
-      }
-      if (!done && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
-      for (const event of mapper.end()) {
-        if (event.type === 'finish') finish = event;
-        yield event;
-      }
-    } catch (error) {
-      failure = toFailure(error, upstream.signal, context.signal, responded);
-      throw failure;
-    } finally {
-      watch?.({ status, error: failure, usage: finish?.usage, finishReason: finish?.reason });
-      deadline.clear();
-      context.signal.removeEventListener('abort', forwardAbort);
-      // Closes the socket at once if the upstream is still sending (no-op after a complete body);
-      // after `[DONE]` the body is drained instead, so the connection can be reused.
-      if (!done) upstream.abort(new Error('The upstream request ended.'));
+      if (failure === undefined) return;
+      // Retried only while nothing reached our caller, on a deployment not tried yet.
+      if (yielded || attempt >= maxAttempts || context.signal.aborted || !isDeploymentFault(failure, status)) throw failure;
+      lastFailure = failure;
+      await sleep(retryDelayMs(attempt + 1, retry, Math.random), context.signal);
     }
   }
 

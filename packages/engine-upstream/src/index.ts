@@ -2,8 +2,11 @@
 
 /** The engine and its options. */
 export { createUpstreamEngine } from './create-upstream-engine.js';
-export type { UpstreamEngineOptions, UpstreamReasoningMode, UpstreamRequestStart, UpstreamRequestEnd, UpstreamRequestWatcher } from './upstream-engine-options.js';
+export type { UpstreamDeployment, UpstreamEngineOptions, UpstreamReasoningMode, UpstreamRequestStart, UpstreamRequestEnd, UpstreamRequestWatcher } from './upstream-engine-options.js';
 export { defaultConnectTimeoutMs, defaultFirstTokenTimeoutMs, defaultIdleTimeoutMs } from './upstream-engine-options.js';
+
+export type { RetryOptions } from './retry-delay.js';
+export type { CircuitBreakerOptions } from './circuit-breaker.js';
 
 /** Building blocks, for other OpenAI-compatible consumers (clients, proxies). */
 // The `<think>` splitter is the core's (`@quantum-chat/core/dialect`), kept here for existing imports.

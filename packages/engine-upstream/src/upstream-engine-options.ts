@@ -1,17 +1,47 @@
 import type { EngineUsage } from '@quantum-chat/core';
 import type { Dispatcher } from 'undici';
+import type { CircuitBreakerOptions } from './circuit-breaker.js';
+import type { RetryOptions } from './retry-delay.js';
 
 /** How reasoning is treated: see {@link UpstreamEngineOptions.reasoning}. */
 export type UpstreamReasoningMode = 'auto' | 'keep' | 'drop';
 
-/** Options of {@link createUpstreamEngine}. */
-export interface UpstreamEngineOptions {
-  /** The OpenAI-compatible base URL, up to and including the version: `http://127.0.0.1:11434/v1`. */
+/** One server (replica) that serves the model: see {@link UpstreamEngineOptions.deployments}. */
+export interface UpstreamDeployment {
+  /** The OpenAI-compatible base URL, up to and including the version: `http://10.0.0.7:8000/v1`. */
   baseUrl: string;
-  /** The upstream's model name: `llama3.2`, `deepseek-reasoner`, `Qwen/Qwen3-8B`. */
+  /** The model's name on this server. */
   model: string;
   /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
+  /** Extra request headers for this server, after the engine's `headers`. */
+  headers?: Record<string, string>;
+  /** Its share of the load relative to the others; 1 by default. */
+  weight?: number;
+  /** The most requests it serves at once; unlimited by default. */
+  maxConcurrency?: number;
+}
+
+/** Options of {@link createUpstreamEngine}: one server (`baseUrl`, `model`, `apiKey`) or several (`deployments`). */
+export interface UpstreamEngineOptions {
+  /** The OpenAI-compatible base URL, up to and including the version: `http://127.0.0.1:11434/v1`. */
+  baseUrl?: string;
+  /** The upstream's model name: `llama3.2`, `deepseek-reasoner`, `Qwen/Qwen3-8B`. */
+  model?: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /**
+   * Several servers (replicas) of the model, instead of `baseUrl` and `model`. Each request goes
+   * to the least busy one (fewest requests in flight per unit of `weight`) that is not taken
+   * out; a failure before the first token (unreachable, 5xx, 429, no first token in time) is
+   * retried on another (see `retry`); a server that keeps failing is taken out and probed back
+   * in (see `circuitBreaker`). Once a token has been passed on there is no retry.
+   */
+  deployments?: readonly UpstreamDeployment[];
+  /** Retries on other deployments; with one deployment there are none. */
+  retry?: RetryOptions;
+  /** When a deployment is taken out and probed back in (only with several deployments). */
+  circuitBreaker?: CircuitBreakerOptions;
   /** Extra request headers (an `OpenAI-Organization`, a gateway's routing header, ...). */
   headers?: Record<string, string>;
   /** Time to open the TCP (and TLS) connection; 5000 ms by default. Enforced by the default dispatcher. */
