@@ -177,7 +177,7 @@ describe('quantum-chat.config.example.json', () => {
   it('should be a valid config', () => {
     const example = JSON.parse(readFileSync(new URL('../quantum-chat.config.example.json', import.meta.url), 'utf8')) as unknown;
     const file = parseConfigFile(example, 'the example');
-    expect(Object.keys(file.models ?? {})).toEqual(['quantum-lite', 'quantum-flash', 'quantum-reasoner', 'quantum-pro']);
+    expect(Object.keys(file.models ?? {})).toEqual(['quantum-lite', 'quantum-flash', 'quantum-reasoner', 'quantum-pro', 'qwen3-8b']);
   });
 });
 
