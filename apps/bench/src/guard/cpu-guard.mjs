@@ -1,0 +1,68 @@
+// The CPU guard: the hot paths the benchmarks shaped (handle() per JSON request and per
+// streamed answer, the SSE decoder, the frame encoder) measured against plain reference
+// implementations of the same work, in the same process and run, interleaved round by round.
+// A path passes while the reference's CPU time over the core's (its speed-up, a ratio: robust
+// to a slow or busy machine) stays at or above its floor. A group below its floor is measured
+// once more in a fresh process before it fails. Prints a table; exits 1 on a regression.
+//
+//   node apps/bench/src/guard/cpu-guard.mjs            (after `pnpm build`; about a minute)
+//   GUARD_ROUNDS=15 node apps/bench/src/guard/cpu-guard.mjs
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const groupsScript = fileURLToPath(new URL('./guard-groups.mjs', import.meta.url));
+
+/**
+ * Each floor sits well below the ratio this machine measures (in brackets, from runs on the
+ * 2-core VM while it was shared), so noise passes and a lost optimisation does not: the
+ * decoder's floor is the benchmark target itself.
+ */
+const floors = {
+  /** handle() of a JSON request vs parse + zod + engine + JSON.stringify (0.75–0.9). */
+  handleJson: 0.55,
+  /** handle() of a 200-chunk stream, every frame pulled, vs an async generator with JSON.stringify per chunk (1.9–2.3). */
+  handleStream: 1.3,
+  /** createSseDecoder feed() vs eventsource-parser 3, 1 KiB pieces (1.5–1.9; benchmark target 1.2). */
+  decoder: 1.2,
+  /** The frame encoder per content chunk vs a template around JSON.stringify (6.5–8.5; benchmark target 2). */
+  encoder: 3.5,
+};
+
+function measure(group) {
+  const result = spawnSync(process.execPath, [groupsScript, group], { encoding: 'utf8', env: process.env });
+  if (result.status !== 0) throw new Error(`${group} failed (${result.status ?? result.signal}):\n${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1));
+}
+
+const format = (value, digits = 2) => value.toFixed(digits);
+const rows = [];
+let failed = 0;
+const started = Date.now();
+for (const [group, floor] of Object.entries(floors)) {
+  let figures = measure(group);
+  let attempts = 1;
+  if (figures.ratio < floor) {
+    figures = measure(group);
+    attempts = 2;
+  }
+  const ok = figures.ratio >= floor;
+  if (!ok) failed++;
+  rows.push([
+    group,
+    `${format(figures.ratio)}×`,
+    `${format(figures.range[0])}–${format(figures.range[1])}`,
+    `${format(floor)}×`,
+    `${format(figures.microsPerRepetition.core, 3)} / ${format(figures.microsPerRepetition.reference, 3)}`,
+    `${ok ? 'ok' : 'REGRESSION'}${attempts > 1 ? ' (2nd run)' : ''}`,
+  ]);
+}
+
+const header = ['path', 'speed-up (median)', 'range of rounds', 'floor', 'µs core / reference', 'verdict'];
+const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+const line = (cells) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ');
+console.log(`CPU guard: reference CPU time / core CPU time, median of ${process.env.GUARD_ROUNDS ?? 9} interleaved rounds per path`);
+console.log(line(header));
+for (const row of rows) console.log(line(row));
+const seconds = ((Date.now() - started) / 1000).toFixed(0);
+console.log(failed === 0 ? `CPU guard: every path at or above its floor (${seconds} s)` : `CPU guard: ${failed} of ${rows.length} paths below their floor (${seconds} s)`);
+process.exit(failed === 0 ? 0 : 1);

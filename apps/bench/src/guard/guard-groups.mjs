@@ -1,0 +1,245 @@
+// The CPU guard's groups: each measures a hot path of the core against a plain reference
+// implementation of the same work, in the same process, interleaved round by round, and
+// reports the reference's CPU time over the core's (higher is faster). Run one group per
+// process (`node guard-groups.mjs <group>` prints one JSON line), so no group's type feedback
+// slows another's.
+import { chatCompletionRequestSchema, createChatHandler, createSseDecoder } from '@quantum-chat/core';
+import { createParser } from 'eventsource-parser';
+import { createChatStream, cutText } from '../lib/chat-stream.mjs';
+import { createFixedEngine, jsonRequestBody, requestHeaders, streamRequestBody } from '../lib/fixtures.mjs';
+import { loadFrameEncoder } from '../lib/frame-encoder.mjs';
+import { median } from '../lib/stats.mjs';
+
+const rounds = Number(process.env.GUARD_ROUNDS ?? 9);
+
+function cpuMicros(start) {
+  const usage = process.cpuUsage(start);
+  return usage.user + usage.system;
+}
+
+/**
+ * Warms both candidates up, then runs them `rounds` times in alternating order (ABBA...), each
+ * run `work` repetitions. Returns the median per-round ratio reference/core and the median
+ * µs per repetition of each.
+ */
+async function compare({ core, reference, work, check }) {
+  const candidates = { core, reference };
+  for (const name of ['core', 'reference', 'core', 'reference']) check(name, await candidates[name]());
+  const times = { core: [], reference: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const name of round % 2 === 0 ? ['core', 'reference'] : ['reference', 'core']) {
+      const start = process.cpuUsage();
+      check(name, await candidates[name]());
+      times[name].push(cpuMicros(start));
+    }
+  }
+  const ratios = times.core.map((time, round) => times.reference[round] / time);
+  return {
+    ratio: median(ratios),
+    range: [Math.min(...ratios), Math.max(...ratios)],
+    microsPerRepetition: { core: median(times.core) / work, reference: median(times.reference) / work },
+  };
+}
+
+function expectEqual(expected) {
+  return (name, value) => {
+    if (value !== expected) throw new Error(`${name} gave ${value}, expected ${expected}`);
+  };
+}
+
+/** A request as the Node bridge makes it: a class instance that is its own connection. */
+class GuardRequest {
+  method = 'POST';
+  path = '/chat/completions';
+  headers = requestHeaders;
+  closed = false;
+  constructor(bytes) {
+    this.body = { kind: 'bytes', bytes };
+  }
+  get connection() {
+    return this;
+  }
+  onClose() {
+    return () => undefined;
+  }
+  destroy() {}
+}
+
+const textDecoder = new TextDecoder();
+const completionHeaders = { 'content-type': 'application/json; charset=utf-8' };
+
+/** The plain way to do a request's protocol work: parse, validate with zod, run the engine. */
+function plainEngineRequest(bytes) {
+  const body = chatCompletionRequestSchema.parse(JSON.parse(textDecoder.decode(bytes)));
+  return {
+    body,
+    request: {
+      model: body.model,
+      messages: body.messages,
+      tools: [],
+      toolChoice: 'none',
+      parallelToolCalls: true,
+      temperature: body.temperature ?? 0.7,
+      maxTokens: body.max_tokens ?? 4096,
+      user: body.user,
+      reasoning: false,
+    },
+  };
+}
+
+const groups = {
+  /** `handler.handle()` of a non-streaming request against parse + zod + engine + JSON.stringify. */
+  async handleJson() {
+    const engine = createFixedEngine();
+    const handler = createChatHandler({ engine });
+    const bytes = new TextEncoder().encode(jsonRequestBody);
+    const work = 8000;
+    let sequence = 0;
+    const reference = async (requestBytes) => {
+      const { body, request } = plainEngineRequest(requestBytes);
+      let content = '';
+      let finish;
+      for await (const event of engine.generate(request, { signal: new AbortController().signal, requestId: 'guard' })) {
+        if (event.type === 'content') content += event.text;
+        else if (event.type === 'finish') finish = event;
+      }
+      const completion = {
+        id: `chatcmpl-${String(++sequence).padStart(24, '0')}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish.reason, logprobs: null }],
+        usage: {
+          prompt_tokens: finish.usage.promptTokens,
+          completion_tokens: finish.usage.completionTokens,
+          total_tokens: finish.usage.promptTokens + finish.usage.completionTokens,
+          completion_tokens_details: { reasoning_tokens: finish.usage.reasoningTokens },
+        },
+      };
+      return { status: 200, headers: { ...completionHeaders }, body: JSON.stringify(completion) };
+    };
+    const run = (answer) => async () => {
+      let length = 0;
+      for (let index = 0; index < work; index++) {
+        const response = await answer(bytes);
+        if (response.status !== 200) throw new Error(response.body);
+        length += response.body.length;
+      }
+      return length / work > 500;
+    };
+    return compare({ core: run((requestBytes) => handler.handle(new GuardRequest(requestBytes))), reference: run(reference), work, check: expectEqual(true) });
+  },
+
+  /** A streamed answer (200 chunks), every frame pulled: `handler.handle()` against an async generator with JSON.stringify per chunk. */
+  async handleStream() {
+    const engine = createFixedEngine();
+    const handler = createChatHandler({ engine });
+    const bytes = new TextEncoder().encode(streamRequestBody);
+    const work = 300;
+    async function* plainFrames(requestBytes) {
+      const { body, request } = plainEngineRequest(requestBytes);
+      const envelope = { id: 'chatcmpl-000000000000000000000001', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model };
+      let first = true;
+      for await (const event of engine.generate(request, { signal: new AbortController().signal, requestId: 'guard' })) {
+        if (event.type === 'content') {
+          const delta = first ? { role: 'assistant', content: event.text } : { content: event.text };
+          first = false;
+          yield `event: message\ndata: ${JSON.stringify({ ...envelope, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+        } else if (event.type === 'finish') {
+          yield `event: message\ndata: ${JSON.stringify({ ...envelope, choices: [{ index: 0, delta: {}, finish_reason: event.reason }] })}\n\n`;
+          yield 'data: [DONE]\n\n';
+        }
+      }
+    }
+    const countFrames = async (frames) => {
+      let count = 0;
+      for await (const frame of frames) if (frame.length > 0) count++;
+      return count;
+    };
+    const core = async () => {
+      let frames = 0;
+      for (let index = 0; index < work; index++) {
+        const response = await handler.handle(new GuardRequest(bytes));
+        if (!('events' in response)) throw new Error(response.body);
+        frames += await countFrames(response.events);
+      }
+      return frames / work;
+    };
+    const reference = async () => {
+      let frames = 0;
+      for (let index = 0; index < work; index++) frames += await countFrames(plainFrames(bytes));
+      return frames / work;
+    };
+    // The core's last frame holds finish, usage and [DONE] together: one frame fewer.
+    return compare({ core, reference, work, check: (name, frames) => expectEqual(name === 'core' ? 201 : 202)(name, frames) });
+  },
+
+  /** The SSE decoder's `feed()` over a 1 MiB reasoner stream in 1 KiB pieces, against eventsource-parser 3. */
+  async decoder() {
+    const createStreamFrameEncoder = await loadFrameEncoder();
+    const { text, events } = createChatStream(createStreamFrameEncoder, 1024 * 1024);
+    const pieces = cutText(text, 1024).map((piece) => Buffer.from(piece, 'utf8').toString('utf8'));
+    const work = 60;
+    const core = () => {
+      let count = 0;
+      for (let index = 0; index < work; index++) {
+        const decoder = createSseDecoder({ onEvent: () => count++ });
+        for (const piece of pieces) decoder.feed(piece);
+        decoder.end();
+      }
+      return count / work;
+    };
+    const reference = () => {
+      let count = 0;
+      for (let index = 0; index < work; index++) {
+        const parser = createParser({ onEvent: () => count++ });
+        for (const piece of pieces) parser.feed(piece);
+        parser.reset();
+      }
+      return count / work;
+    };
+    return compare({ core, reference, work, check: expectEqual(events) });
+  },
+
+  /** The stream frame encoder per content chunk, against a template around JSON.stringify. */
+  async encoder() {
+    const createStreamFrameEncoder = await loadFrameEncoder();
+    const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
+    const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
+    const work = 400_000;
+    const core = () => {
+      const encoder = createStreamFrameEncoder('quantum', envelope);
+      let length = 0;
+      for (let index = 0; index < work; index++) length += encoder.content(texts[index % texts.length]).length;
+      return length;
+    };
+    const reference = () => {
+      let length = 0;
+      for (let index = 0; index < work; index++) {
+        const chunk = {
+          id: envelope.id,
+          object: 'chat.completion.chunk',
+          created: envelope.created,
+          model: envelope.model,
+          choices: [{ index: 0, delta: index === 0 ? { role: 'assistant', content: texts[0] } : { content: texts[index % texts.length] }, finish_reason: null }],
+        };
+        length += `event: message\ndata: ${JSON.stringify(chunk)}\n\n`.length;
+      }
+      return length;
+    };
+    let expected;
+    return compare({
+      core,
+      reference,
+      work,
+      check: (name, length) => {
+        expected ??= length;
+        if (length !== expected) throw new Error(`${name} wrote ${length} characters, expected ${expected}`);
+      },
+    });
+  },
+};
+
+const name = process.argv[2];
+if (!(name in groups)) throw new Error(`unknown group ${name}; one of ${Object.keys(groups).join(', ')}`);
+console.log(JSON.stringify(await groups[name]()));
