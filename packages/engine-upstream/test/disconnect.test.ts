@@ -6,10 +6,6 @@ import { postChat, startFrontServer, type AdapterKind, type FrontServer } from '
 import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamRequestRecord, type UpstreamServer } from './helpers/start-upstream-server.js';
 
 const rounds = 60;
-/** The target: the typical (median) close comes within 50 ms of the client leaving. */
-const targetMs = 50;
-/** Nearly every close (p95) within this, leaving room for GC pauses on a loaded CI machine. */
-const ceilingMs = 200;
 
 /** When the upstream saw the socket close (stamped by its listener; polled without timers). */
 async function closedAt(record: UpstreamRequestRecord): Promise<number> {
@@ -43,7 +39,8 @@ describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream 
     await upstream.close();
   });
 
-  it(`should close the upstream socket within ${targetMs} ms (p50; p95 under ${ceilingMs} ms) of the client aborting`, { timeout: 30_000 }, async () => {
+  // The close latency is printed, not asserted: timings belong in the benchmarks.
+  it('should close the upstream socket every time the client aborts', { timeout: 30_000 }, async () => {
     const latencies: number[] = [];
     // Round 0 warms up (undici compiles its WASM parser on first use) and is not counted.
     for (let round = 0; round <= rounds; round++) {
@@ -63,7 +60,7 @@ describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream 
     const figures = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), p99: percentile(sorted, 0.99), max: sorted.at(-1)! };
     const shown = Object.entries(figures).map(([name, value]) => `${name} ${value.toFixed(2)} ms`);
     console.log(`[disconnect ${kind}] upstream socket closed after client abort, ${rounds} rounds: ${shown.join(', ')}`);
-    expect(figures.p50).toBeLessThan(targetMs);
-    expect(figures.p95).toBeLessThan(ceilingMs);
+    // A close that never came (within 2 s) is counted as infinite.
+    expect(latencies.filter((latency) => !Number.isFinite(latency)), 'rounds whose upstream socket stayed open').toEqual([]);
   });
 });
