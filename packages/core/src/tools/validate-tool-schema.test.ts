@@ -30,9 +30,7 @@ describe('findToolSchemaProblem', () => {
   it('should cap enum values, whose duplicate check is quadratic', () => {
     const manyObjects = objectWith({ a: { enum: Array.from({ length: 1200 }, (_, index) => ({ index })) } });
     expect(findToolSchemaProblem(manyObjects)?.message).toContain('enums hold more than 1000 values');
-    const started = performance.now();
     expect(findToolSchemaProblem(objectWith({ a: { enum: Array.from({ length: 490 }, (_, index) => ({ index })) } }))).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it('should refuse patterns only a backtracking engine can run, wherever a schema can hold one', () => {
