@@ -121,7 +121,8 @@ export function createToolCallTracker(): ToolCallTracker {
  */
 function isCompleteJsonObject(text: string): boolean {
   const trimmed = text.trim();
-  if (trimmed.charCodeAt(0) !== 123 /* { */) return false;
+  // Cheap first: most pieces of arguments being streamed do not end the object.
+  if (trimmed.charCodeAt(0) !== 123 /* { */ || trimmed.charCodeAt(trimmed.length - 1) !== 125 /* } */) return false;
   try {
     JSON.parse(trimmed);
     return true;
