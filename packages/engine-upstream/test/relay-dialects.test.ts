@@ -45,7 +45,8 @@ describe('dialects relayed through Fastify', () => {
         `event: thought_trace\ndata: {"delta":".",${head},"choices":[{"index":0,"delta":{"reasoning_content":"."},"finish_reason":null}]}\n\n`,
         `event: message\ndata: {${head},"choices":[{"index":0,"delta":{"content":"Done"},"finish_reason":null}]}\n\n`,
         `event: message\ndata: {${head},"choices":[{"index":0,"delta":{"content":"."},"finish_reason":null}]}\n\n`,
-        `event: message\ndata: {${head},"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":${usage}}\n\n`,
+        // With include_usage, only the choices: [] chunk carries usage (decisions §4.3).
+        `event: message\ndata: {${head},"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`,
         `event: message\ndata: {${head},"choices":[],"usage":${usage}}\n\n`,
         'data: [DONE]\n\n',
       ].join(''),

@@ -61,7 +61,8 @@ export function readSpecStream(text: string, options: { format?: 'quantum' | 'op
     if (data.choices.length === 0) {
       expect(options.includeUsage, 'a usage-only chunk only with include_usage').toBe(true);
       expect(sawFinish).toBe(true);
-      expect(data.usage).toEqual(summary.usage);
+      expectWireUsage(data.usage);
+      summary.usage = data.usage;
       return;
     }
     expect(sawFinish, 'nothing but usage and [DONE] after the finish chunk').toBe(false);
@@ -75,10 +76,13 @@ export function readSpecStream(text: string, options: { format?: 'quantum' | 'op
       if (named) expect(eventName).toBe('message');
       expect(delta).toEqual({});
       expect(['stop', 'length', 'tool_calls']).toContain(choice.finish_reason);
-      expect(data.usage.total_tokens).toBe(data.usage.prompt_tokens + data.usage.completion_tokens);
-      expect(Object.keys(data.usage)).toEqual(['prompt_tokens', 'completion_tokens', 'total_tokens', 'completion_tokens_details']);
+      // With include_usage only the `choices: []` chunk after it carries usage (decisions §4.3).
+      if (options.includeUsage) expect(data.usage, 'usage only on the choices: [] chunk').toBeUndefined();
+      else {
+        expectWireUsage(data.usage);
+        summary.usage = data.usage;
+      }
       summary.finishReason = choice.finish_reason;
-      summary.usage = data.usage;
       sawFinish = true;
       return;
     }
@@ -119,4 +123,10 @@ export function readSpecStream(text: string, options: { format?: 'quantum' | 'op
   });
   if (summary.error === undefined) expect(summary.done, 'a successful stream ends with [DONE]').toBe(true);
   return summary;
+}
+
+/** Usage as our wire writes it (decisions §3): the four fields in order, the total their sum. */
+function expectWireUsage(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }): void {
+  expect(Object.keys(usage)).toEqual(['prompt_tokens', 'completion_tokens', 'total_tokens', 'completion_tokens_details']);
+  expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
 }
