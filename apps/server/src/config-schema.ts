@@ -136,6 +136,8 @@ export const serverConfigFileSchema = z.strictObject({
     .optional(),
   shutdownGraceMs: milliseconds.optional(),
   signingSecrets: z.array(z.string().min(16, 'a signing secret needs at least 16 characters')).optional(),
+  /** Every chat request must carry a valid `X-Service-Signature`; `QUANTUM_CHAT_REQUIRE_SIGNATURES` wins. */
+  requireSignatures: z.boolean().optional(),
   reference: z
     .strictObject({
       firstTokenDelayMs: milliseconds.optional(),
@@ -189,6 +191,7 @@ export interface ServerConfig {
   overload: OverloadSettings | false;
   shutdownGraceMs: number;
   signingSecrets: string[];
+  requireSignatures: boolean;
   reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
   /**
    * Every model the config names; built-in models not named use the reference engine. Ids other
@@ -225,6 +228,7 @@ export const defaultServerConfig: ServerConfig = {
   overload: { maxEventLoopDelayMs: 1000, retryAfterSeconds: 10 },
   shutdownGraceMs: 10_000,
   signingSecrets: [],
+  requireSignatures: false,
   reference: {},
   models: {},
 };

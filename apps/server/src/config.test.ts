@@ -202,3 +202,18 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ port: 9000 }, { PORT: '', HOST: '' })).toMatchObject({ port: 9000, host: '127.0.0.1' });
   });
 });
+
+describe('requireSignatures', () => {
+  const secrets = { signingSecrets: ['whsec_0123456789abcdef'] };
+  it('should come from the file or QUANTUM_CHAT_REQUIRE_SIGNATURES, the environment winning', () => {
+    expect(resolveConfig(secrets).requireSignatures).toBe(false);
+    expect(resolveConfig({ ...secrets, requireSignatures: true }).requireSignatures).toBe(true);
+    expect(resolveConfig({ ...secrets, requireSignatures: true }, { QUANTUM_CHAT_REQUIRE_SIGNATURES: 'false' }).requireSignatures).toBe(false);
+    expect(resolveConfig(secrets, { QUANTUM_CHAT_REQUIRE_SIGNATURES: '1' }).requireSignatures).toBe(true);
+    expect(() => resolveConfig(secrets, { QUANTUM_CHAT_REQUIRE_SIGNATURES: 'yes' })).toThrow(ConfigError);
+  });
+
+  it('should refuse to require signatures without a secret to check them with', () => {
+    expect(() => resolveConfig({ requireSignatures: true })).toThrow(/requireSignatures needs signingSecrets/u);
+  });
+});

@@ -79,6 +79,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     overload: file.overload === false ? false : { ...(defaults.overload as OverloadSettings), ...file.overload },
     shutdownGraceMs: file.shutdownGraceMs ?? defaults.shutdownGraceMs,
     signingSecrets: [...(file.signingSecrets ?? defaults.signingSecrets)],
+    requireSignatures: file.requireSignatures ?? defaults.requireSignatures,
     reference: { ...defaults.reference, ...file.reference },
     models: { ...defaults.models, ...file.models },
   };
@@ -93,6 +94,14 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
   }
   if (config.redisUrl !== undefined && !/^rediss?:\/\//.test(config.redisUrl)) {
     throw new ConfigError('Invalid environment: REDIS_URL must be a redis:// or rediss:// URL.');
+  }
+  const requireSignatures = env.QUANTUM_CHAT_REQUIRE_SIGNATURES;
+  if (requireSignatures !== undefined && requireSignatures !== '') {
+    if (!/^(true|false|1|0)$/u.test(requireSignatures)) throw new ConfigError(`Invalid environment: QUANTUM_CHAT_REQUIRE_SIGNATURES must be true or false, got '${requireSignatures}'.`);
+    config.requireSignatures = requireSignatures === 'true' || requireSignatures === '1';
+  }
+  if (config.requireSignatures && config.signingSecrets.length === 0) {
+    throw new ConfigError('Invalid config: requireSignatures needs signingSecrets (no request could be signed without a secret).');
   }
   if (env.LOG_LEVEL !== undefined && env.LOG_LEVEL !== '') {
     if (!logLevels.has(env.LOG_LEVEL)) throw new ConfigError(`Invalid environment: LOG_LEVEL must be one of ${[...logLevels].join(', ')}, got '${env.LOG_LEVEL}'.`);

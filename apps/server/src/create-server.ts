@@ -1,8 +1,9 @@
-import { createChatHandler, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
+import { createMemoryReplayGuard, createChatHandler, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createRedisReplayGuard } from './redis-replay-guard.js';
 import { createChatRequestLogging } from './chat-request-logging.js';
 import type { ServerConfig } from './config-schema.js';
 import { createEngines } from './create-engines.js';
@@ -90,11 +91,16 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   if (access !== undefined) app.addHook('onClose', () => access.close());
   const metrics = config.metrics ? createServerMetrics() : undefined;
 
+  // One guard for both mounts: a signature used on /v1 is used on /compat/v1 too.
+  const replayGuard = config.signingSecrets.length > 0 && config.redisUrl !== undefined
+    ? createRedisReplayGuard(config.redisUrl, (error) => app.log.warn({ err: error }, 'signature replay guard: redis did not answer; this instance decided alone'))
+    : undefined;
+  if (replayGuard !== undefined) app.addHook('onClose', () => replayGuard.close());
   const shared: ChatHandlerOptions = {
     registry,
     testEngine,
     accessControl: options.accessControl ?? access!.accessControl,
-    ...(config.signingSecrets.length > 0 ? { signingSecrets: config.signingSecrets } : {}),
+    ...(config.signingSecrets.length > 0 ? { signingSecrets: config.signingSecrets, requireSignatures: config.requireSignatures, signatureReplayGuard: replayGuard ?? createMemoryReplayGuard() } : {}),
     ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
     shutdownSignal: shutdown.signal,
     ...createChatRequestLogging(app.log),

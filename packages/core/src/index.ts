@@ -81,7 +81,9 @@ export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } fro
 export type { ApiKeyKind, ApiKeyPrefixes, ParsedApiKey } from './auth/parse-api-key.js';
 export { createFormatOnlyAccessControl } from './auth/access-control.js';
 export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, AdmissionProgress, Principal } from './auth/access-control.js';
-export { verifySignature, signRequestBody, parseSignatureHeader, defaultSignatureToleranceSeconds } from './auth/verify-signature.js';
+export { verifySignature, findMatchingSignature, signRequestBody, parseSignatureHeader, defaultSignatureToleranceSeconds, maxSignatureValues } from './auth/verify-signature.js';
+export { createMemoryReplayGuard } from './auth/signature-replay-guard.js';
+export type { SignatureReplayGuard } from './auth/signature-replay-guard.js';
 
 /** The OpenAPI 3.1 document, generated from the schemas above. */
 export { createOpenApiDocument } from './openapi/create-openapi-document.js';

@@ -1,5 +1,7 @@
 /** The default tolerance between the signature's timestamp and our clock (decisions §7). */
 export const defaultSignatureToleranceSeconds = 300;
+/** At most this many `v1=` values are checked; a header with more is refused before any hashing. */
+export const maxSignatureValues = 4;
 
 const encoder = new TextEncoder();
 
@@ -22,16 +24,29 @@ function hexToBytes(hex: string): Uint8Array<ArrayBuffer> | undefined {
   return bytes;
 }
 
-/** The parts of `X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]`. */
+/**
+ * The parts of `X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]`; `undefined` when
+ * it is malformed or holds more than `maxSignatureValues` signatures (each would cost a pass
+ * over the body).
+ */
 export function parseSignatureHeader(header: string): { timestamp: string; signatures: string[] } | undefined {
+  if (header.length > 2048) return undefined;
   let timestamp: string | undefined;
   const signatures: string[] = [];
   for (const part of header.split(',')) {
     const [key, value] = part.trim().split('=', 2);
     if (key === 't' && value !== undefined && /^\d{1,12}$/.test(value)) timestamp = value;
-    else if (key === 'v1' && value !== undefined) signatures.push(value);
+    else if (key === 'v1' && value !== undefined && signatures.push(value) > maxSignatureValues) return undefined;
   }
   return timestamp === undefined || signatures.length === 0 ? undefined : { timestamp, signatures };
+}
+
+/** Equality of two byte strings in time that depends on their length only. */
+function equalInConstantTime(left: Uint8Array, right: Uint8Array): boolean {
+  if (left.length !== right.length) return false;
+  let difference = 0;
+  for (let index = 0; index < left.length; index++) difference |= left[index]! ^ right[index]!;
+  return difference === 0;
 }
 
 /**
@@ -56,23 +71,32 @@ export interface VerifySignatureInput {
 }
 
 /**
- * Checks `X-Service-Signature` over the raw body bytes (decisions §7): any `v1` matching any
- * secret passes, within the tolerance in both directions. The comparison is Web Crypto's
- * `verify`, which runs in constant time.
+ * The signature of `X-Service-Signature` that matches the raw body bytes (decisions §7), as
+ * `t=<t>,v1=<hex>` (what a replay guard remembers), or `undefined`: any of at most 4 `v1`
+ * values matching any secret passes, within the tolerance in both directions. The body is
+ * hashed once per secret, and each `v1` compared with the result in constant time.
  */
-export async function verifySignature(input: VerifySignatureInput): Promise<boolean> {
-  if (input.header === undefined || input.secrets.length === 0) return false;
+export async function findMatchingSignature(input: VerifySignatureInput): Promise<string | undefined> {
+  if (input.header === undefined || input.secrets.length === 0) return undefined;
   const parsed = parseSignatureHeader(input.header);
-  if (parsed === undefined) return false;
+  if (parsed === undefined) return undefined;
   const tolerance = input.toleranceSeconds ?? defaultSignatureToleranceSeconds;
-  if (Math.abs(input.nowSeconds - Number(parsed.timestamp)) > tolerance) return false;
+  if (Math.abs(input.nowSeconds - Number(parsed.timestamp)) > tolerance) return undefined;
+  const candidates = parsed.signatures.map((signature) => [signature, hexToBytes(signature)] as const);
+  if (candidates.every(([, bytes]) => bytes === undefined)) return undefined;
   const payload = signedPayload(parsed.timestamp, input.body);
   for (const secret of input.secrets) {
-    const key = await importSecret(secret);
-    for (const signature of parsed.signatures) {
-      const bytes = hexToBytes(signature);
-      if (bytes !== undefined && (await crypto.subtle.verify('HMAC', key, bytes, payload))) return true;
+    const expected = new Uint8Array(await crypto.subtle.sign('HMAC', await importSecret(secret), payload));
+    for (const [signature, bytes] of candidates) {
+      if (bytes !== undefined && equalInConstantTime(bytes, expected)) return `t=${parsed.timestamp},v1=${signature.toLowerCase()}`;
     }
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * Checks `X-Service-Signature` over the raw body bytes (decisions §7); see `findMatchingSignature`.
+ */
+export async function verifySignature(input: VerifySignatureInput): Promise<boolean> {
+  return (await findMatchingSignature(input)) !== undefined;
 }

@@ -1,6 +1,7 @@
 import type { AccessControl, Principal } from '../auth/access-control.js';
 import { parseApiKey, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
-import { verifySignature } from '../auth/verify-signature.js';
+import type { SignatureReplayGuard } from '../auth/signature-replay-guard.js';
+import { defaultSignatureToleranceSeconds, findMatchingSignature, parseSignatureHeader } from '../auth/verify-signature.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import type { ChatHttpRequest } from './chat-http-types.js';
 import { headerValue } from './read-request-body.js';
@@ -10,7 +11,35 @@ export interface AuthenticationSettings {
   prefixes: ApiKeyPrefixes;
   signingSecrets: readonly string[];
   signatureToleranceSeconds?: number;
+  /** Every chat request must be signed (decisions §7), not only those of keys marked so. */
+  requireSignatures?: boolean;
+  /** Refuses a signature seen before within the tolerance window. */
+  replayGuard?: SignatureReplayGuard;
   nowSeconds: () => number;
+}
+
+function invalidSignature(message: string): QuantumChatError {
+  return new QuantumChatError('invalid_signature', message);
+}
+
+/**
+ * Checks `X-Service-Signature` (decisions §7): cheap refusals first (no header, a malformed
+ * one, more than 4 `v1` values), then one HMAC of the body per secret, then the replay guard.
+ */
+async function checkSignature(header: string | undefined, bodyBytes: Uint8Array | undefined, settings: AuthenticationSettings): Promise<void> {
+  if (header === undefined) throw invalidSignature('This request must be signed: send an X-Service-Signature header.');
+  if (settings.signingSecrets.length === 0) throw invalidSignature('The X-Service-Signature header cannot be checked: the server has no signing secrets.');
+  if (parseSignatureHeader(header) === undefined) {
+    throw invalidSignature('The X-Service-Signature header is malformed: send `t=<unix seconds>,v1=<hex HMAC-SHA256>` with at most 4 v1 values.');
+  }
+  if (bodyBytes === undefined) throw invalidSignature('The signature cannot be checked: the raw body was consumed by another body parser.');
+  const tolerance = settings.signatureToleranceSeconds ?? defaultSignatureToleranceSeconds;
+  const matched = await findMatchingSignature({ header, body: bodyBytes, secrets: settings.signingSecrets, nowSeconds: settings.nowSeconds(), toleranceSeconds: tolerance });
+  if (matched === undefined) throw invalidSignature('The X-Service-Signature header is expired or does not match the body.');
+  // A signature is valid for the tolerance on either side of its timestamp: remembered that long.
+  if (settings.replayGuard !== undefined && !(await settings.replayGuard.claim(matched, 2 * tolerance * 1000))) {
+    throw invalidSignature('This X-Service-Signature was already used: each signature is accepted once.');
+  }
 }
 
 /** The key of `Authorization: Bearer <key>`, `undefined` when the header is absent. */
@@ -24,8 +53,9 @@ function bearerKey(request: ChatHttpRequest): string | undefined {
 
 /**
  * Resolves the caller (decisions §5–§7). A malformed key is refused before the store is
- * asked; the signature is checked when the header is sent and the server has secrets, and
- * is required for keys marked so.
+ * asked. When the server has signing secrets, a signature that is sent is always checked;
+ * a request without one is refused when the server requires signatures or the key is marked
+ * as requiring them, and accepted otherwise.
  */
 export async function authenticateRequest(
   request: ChatHttpRequest,
@@ -42,18 +72,7 @@ export async function authenticateRequest(
   if (parsed === undefined) throw new QuantumChatError('invalid_api_key', 'Incorrect API key provided: the key is malformed.');
   const principal = await settings.accessControl.authenticate(parsed);
   const signatureHeader = headerValue(request.headers, 'x-service-signature');
-  if (principal.requireSignature || (signatureHeader !== undefined && settings.signingSecrets.length > 0)) {
-    if (bodyBytes === undefined) {
-      throw new QuantumChatError('invalid_signature', 'The signature cannot be checked: the raw body was consumed by another body parser.');
-    }
-    const valid = await verifySignature({
-      header: signatureHeader,
-      body: bodyBytes,
-      secrets: settings.signingSecrets,
-      nowSeconds: settings.nowSeconds(),
-      ...(settings.signatureToleranceSeconds !== undefined ? { toleranceSeconds: settings.signatureToleranceSeconds } : {}),
-    });
-    if (!valid) throw new QuantumChatError('invalid_signature', 'The X-Service-Signature header is missing, expired or does not match the body.');
-  }
+  const mustSign = required && (principal.requireSignature === true || settings.requireSignatures === true);
+  if (mustSign || (required && signatureHeader !== undefined && settings.signingSecrets.length > 0)) await checkSignature(signatureHeader, bodyBytes, settings);
   return principal;
 }

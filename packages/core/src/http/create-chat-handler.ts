@@ -1,3 +1,4 @@
+import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
 import { createFormatOnlyAccessControl, type AccessControl, type Admission, type AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
@@ -30,6 +31,16 @@ export interface ChatHandlerOptions {
   /** Secrets for `X-Service-Signature` (several during a rotation). */
   signingSecrets?: readonly string[];
   signatureToleranceSeconds?: number;
+  /**
+   * Every chat request must carry a valid `X-Service-Signature` (decisions §7); without it only
+   * keys marked as requiring one must, and other requests may still send one (it is checked).
+   */
+  requireSignatures?: boolean;
+  /**
+   * Remembers accepted signatures so that each is accepted once; in memory by default (one
+   * process), shared through Redis by the ready server when it has Redis.
+   */
+  signatureReplayGuard?: SignatureReplayGuard;
   /** The default stream format; a request may ask for `x-stream-format: openai`. */
   streamFormat?: StreamFormat;
   /**
@@ -107,6 +118,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     signingSecrets: options.signingSecrets ?? [],
     nowSeconds: () => Math.floor(now() / 1000),
     ...(options.signatureToleranceSeconds !== undefined ? { signatureToleranceSeconds: options.signatureToleranceSeconds } : {}),
+    requireSignatures: options.requireSignatures === true,
+    replayGuard: options.signatureReplayGuard ?? createMemoryReplayGuard({ now }),
   };
 
   // The document names its mount point as the server URL; one handler is mostly mounted once.
