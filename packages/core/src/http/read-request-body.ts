@@ -18,10 +18,16 @@ function headerValue(headers: ChatHttpRequest['headers'], name: string): string 
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The `charset` parameter of a content type, quotes removed. */
+const charsetParameter = /;\s*charset\s*=\s*"?([^";]*)"?/iu;
+
 function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
+  if (essence !== 'application/json' && !(essence.startsWith('application/') && essence.endsWith('+json'))) return false;
+  // A charset other than UTF-8 is refused (decisions §2: 415): the body would be misread as UTF-8.
+  const charset = contentType.includes(';') ? charsetParameter.exec(contentType)?.[1]?.trim().toLowerCase() : undefined;
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 
 function tooLarge(maxBodyBytes: number): QuantumChatError {
