@@ -2,6 +2,9 @@ import type { ChatHttpBodyResponse } from '../http/chat-http-types.js';
 import type { ErrorEnvelope } from '../schemas/error-envelope.js';
 import { QuantumChatError } from './quantum-chat-error.js';
 
+/** The `retry-after` of a 503 that did not set one: seconds. */
+const defaultRetryAfterSeconds = '1';
+
 /** What a failure becomes on the wire: status, extra headers and the envelope. */
 export interface ErrorResponseParts {
   status: number;
@@ -21,7 +24,8 @@ export function toErrorResponseParts(thrown: unknown): ErrorResponseParts {
     : new QuantumChatError('internal_error', 'The server had an error while processing your request.', { cause: thrown });
   return {
     status: error.status,
-    headers: error.headers,
+    // Every 503 says when to come back (decisions §5), whoever raised it without saying.
+    headers: error.status === 503 && error.headers['retry-after'] === undefined ? { ...error.headers, 'retry-after': defaultRetryAfterSeconds } : error.headers,
     envelope: { error: { message: error.message, type: error.type, param: error.param, code: error.code } },
     error,
   };
