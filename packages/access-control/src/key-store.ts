@@ -96,6 +96,55 @@ export interface UsageSummaryRow {
   interrupted: number;
 }
 
+/** Usage totals of one organisation, key and model on one UTC day. */
+export interface DailyUsageRow extends UsageSummaryRow {
+  /** The UTC day the requests were admitted, `YYYY-MM-DD`. */
+  day: string;
+  organisation: string;
+}
+
+/** Which usage rows to total by day; `since` and `until` are ms since the epoch (`until` excluded). */
+export interface DailyUsageFilter {
+  organisation?: string;
+  keyId?: string;
+  model?: string;
+  since?: number;
+  until?: number;
+}
+
+/**
+ * One administrative action: who did what to what, and when. Never a secret: a key appears
+ * by its id and display form only.
+ */
+export interface AuditEntry {
+  /** Increasing in the order entries were written. */
+  id: number;
+  /** ms since the epoch. */
+  at: number;
+  /** Who acted: an admin token's id (`admin:ops`), or the CLI and the system user (`cli:alice`). */
+  actor: string;
+  /** What was done, `<object>.<verb>`: `organisation.create`, `key.rotate`, ... */
+  action: string;
+  /** What it was done to: an organisation's name or a key's id. */
+  subject: string | null;
+  /** The change, as given (never a secret). */
+  details: Record<string, unknown>;
+  /** The `x-request-id` of the admin API request, if it came through the API. */
+  requestId: string | null;
+}
+
+/** A change to a key. A field left out is left alone. */
+export interface KeyChange {
+  /** When the key stops working (ms since the epoch); `null`: never. */
+  expiresAt?: number | null;
+  /** The models the key may use; `null`: every model its plan allows. */
+  allowedModels?: readonly string[] | null;
+  /** The key's own limits to set (merged like an organisation's). */
+  limits?: LimitOverrides;
+  /** The key's own limits to drop: the organisation's alone apply then. */
+  resetLimits?: readonly (keyof LimitOverrides)[];
+}
+
 /** A change to an organisation. */
 export interface OrganisationChange {
   plan?: Plan;
@@ -168,6 +217,11 @@ export interface KeyStore {
   listKeys(filter?: { organisation?: string }): Promise<ApiKeyRecord[]>;
   /** Marks a key revoked (and tells every subscriber); false when there is no such key. */
   revokeKey(id: string): Promise<boolean>;
+  /**
+   * Changes a key's expiry, allowed models or own limits (and tells every subscriber, so
+   * caches drop it); `undefined` when there is no such key.
+   */
+  updateKey(id: string, change: KeyChange): Promise<ApiKeyRecord | undefined>;
 
   /**
    * Writes usage rows in one transaction: each an upsert by `usageId`. A settled row is never
@@ -185,6 +239,16 @@ export interface KeyStore {
   summariseUsage(filter: { organisation: string; since?: number }): Promise<UsageSummaryRow[]>;
   /** The raw records of an organisation, oldest first (for audits and tests). */
   listUsage(filter: { organisation: string; since?: number }): Promise<UsageRecord[]>;
+  /**
+   * Totals per UTC day, organisation, key and model (sorted in that order), for the rows the
+   * filter names.
+   */
+  summariseUsageByDay(filter: DailyUsageFilter): Promise<DailyUsageRow[]>;
+
+  /** Appends an entry to the audit log; entries are never changed. */
+  writeAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
+  /** Audit entries, newest first: those at or after `since` (ms), at most `limit` (100 by default). */
+  listAudit(filter?: { since?: number; limit?: number }): Promise<AuditEntry[]>;
 
   /**
    * Adds `tokens` to the day's count of `bucket` if it stays within `limit`, atomically

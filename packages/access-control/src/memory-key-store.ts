@@ -1,6 +1,7 @@
 import { randomBase62 } from '@quantum-chat/core';
-import type { ApiKeyRecord, KeyStore, Organisation, StoreChange, UsageRecord } from './key-store.js';
-import { summariseUsageRecords } from './summarise-usage.js';
+import type { ApiKeyRecord, AuditEntry, KeyStore, Organisation, StoreChange, UsageRecord } from './key-store.js';
+import { maxAuditEntries } from './store-rows.js';
+import { summariseUsageByDay, summariseUsageRecords } from './summarise-usage.js';
 
 /** What a usage row adds to its day's count: its reservation while it runs, its tokens once settled. */
 const dailyShare = (record: UsageRecord) => (record.settled ? record.promptTokens + record.completionTokens : record.daily!.charged);
@@ -19,6 +20,7 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
   const keysByHash = new Map<string, ApiKeyRecord>();
   const usage = new Map<string, { record: UsageRecord; updatedAt: number }>();
   const daily = new Map<string, number>();
+  const audit: AuditEntry[] = [];
   const listeners = new Set<(change: StoreChange) => void>();
   const copyOrganisation = (organisation: Organisation): Organisation => ({ ...organisation, limits: { ...organisation.limits } });
   const copyKey = (key: ApiKeyRecord): ApiKeyRecord => ({ ...key, limits: { ...key.limits }, allowedModels: key.allowedModels && [...key.allowedModels] });
@@ -113,6 +115,18 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
       emit({ kind: 'key', hash: key.hash });
       return true;
     },
+    async updateKey(id, change) {
+      const key = keys.get(id);
+      if (key === undefined) return undefined;
+      if (change.expiresAt !== undefined) key.expiresAt = change.expiresAt;
+      if (change.allowedModels !== undefined) key.allowedModels = change.allowedModels && [...change.allowedModels];
+      for (const [field, value] of Object.entries(change.limits ?? {})) {
+        if (value !== undefined) key.limits[field as keyof ApiKeyRecord['limits']] = value;
+      }
+      for (const field of change.resetLimits ?? []) delete key.limits[field];
+      emit({ kind: 'key', hash: key.hash });
+      return copyKey(key);
+    },
     async writeUsage(records) {
       const updatedAt = now();
       for (const record of records) writeOne(record, updatedAt);
@@ -135,6 +149,20 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
         .map((entry) => entry.record)
         .filter((record) => record.organisation === organisation && record.timestamp >= (since ?? 0))
         .map(copyUsage);
+    },
+    async summariseUsageByDay(filter) {
+      return summariseUsageByDay(
+        [...usage.values()].map((entry) => entry.record),
+        keys,
+        filter,
+      );
+    },
+    async writeAudit(entry) {
+      audit.push({ ...entry, id: audit.length + 1, details: structuredClone(entry.details) });
+    },
+    async listAudit({ since, limit } = {}) {
+      const entries = audit.filter((entry) => entry.at >= (since ?? 0)).reverse();
+      return entries.slice(0, Math.min(limit ?? 100, maxAuditEntries)).map((entry) => ({ ...entry, details: structuredClone(entry.details) }));
     },
     async reserveDailyTokens({ bucket, day, tokens, limit }) {
       const total = daily.get(dayKey(bucket, day)) ?? 0;

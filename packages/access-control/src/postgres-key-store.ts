@@ -4,9 +4,15 @@ import type postgres from 'postgres';
 import type { KeyStore, OrganisationChange, StoreChange, UsageRecord } from './key-store.js';
 import type { LimitOverrides } from './plan-limits.js';
 import { postgresMigrations } from './postgres-migrations.js';
+import { sortDailyRows } from './summarise-usage.js';
 import {
+  auditFromRow,
+  dailyUsageFromRow,
+  dailyUsageQuery,
   isUniqueViolation,
+  keyChangeColumns,
   keyFromRow,
+  maxAuditEntries,
   limitColumns,
   limitToColumn,
   organisationFromRow,
@@ -234,6 +240,18 @@ export function createPostgresKeyStore(url: string, options: PostgresKeyStoreOpt
       emit({ kind: 'key', hash: String(found.hash) });
       return true;
     },
+    async updateKey(id, change) {
+      const columns = keyChangeColumns(change);
+      const row =
+        columns.length === 0
+          ? await one('SELECT * FROM api_keys WHERE id = $1', [id])
+          : await one(`UPDATE api_keys SET ${columns.map(([column], index) => `${column} = $${index + 2}`).join(', ')} WHERE id = $1 RETURNING *`, [id, ...columns.map(([, value]) => value)]);
+      if (row === undefined) return undefined;
+      const key = keyFromRow(row);
+      // This process's subscribers hear it at once; the others through NOTIFY.
+      emit({ kind: 'key', hash: key.hash });
+      return key;
+    },
     async writeUsage(records: readonly UsageRecord[]) {
       if (records.length === 0) return;
       await migrate();
@@ -258,6 +276,19 @@ export function createPostgresKeyStore(url: string, options: PostgresKeyStoreOpt
     },
     async listUsage({ organisation, since }) {
       return (await query('SELECT * FROM usage WHERE organisation = $1 AND created_at >= $2 ORDER BY id', [organisation, since ?? 0])).map(usageFromRow);
+    },
+    async summariseUsageByDay(filter) {
+      const { text, params } = dailyUsageQuery(filter, (index) => `$${index}`, 'count(*) FILTER (WHERE u.status >= 400)', 'count(*) FILTER (WHERE u.interrupted)');
+      return sortDailyRows((await query(text, params)).map(dailyUsageFromRow));
+    },
+    async writeAudit(entry) {
+      await query('INSERT INTO audit_log (at, actor, action, subject, details, request_id) VALUES ($1, $2, $3, $4, $5, $6)', [
+        entry.at, entry.actor, entry.action, entry.subject, JSON.stringify(entry.details), entry.requestId,
+      ]);
+    },
+    async listAudit({ since, limit } = {}) {
+      const rows = await query('SELECT * FROM audit_log WHERE at >= $1 ORDER BY id DESC LIMIT $2', [since ?? 0, Math.min(limit ?? 100, maxAuditEntries)]);
+      return rows.map(auditFromRow);
     },
     async reserveDailyTokens({ bucket, day, tokens, limit }) {
       const added = await one(

@@ -88,4 +88,24 @@ export const postgresMigrations: readonly string[] = [
    END $$;
    CREATE TRIGGER api_keys_changed AFTER UPDATE ON api_keys FOR EACH ROW EXECUTE FUNCTION quantum_chat_notify_change();
    CREATE TRIGGER organisations_changed AFTER UPDATE ON organisations FOR EACH ROW EXECUTE FUNCTION quantum_chat_notify_change();`,
+
+  // The audit log of administrative actions (append-only), and usage read by time across
+  // organisations (the admin API's usage per day).
+  `CREATE TABLE audit_log (
+     id bigserial PRIMARY KEY,
+     at bigint NOT NULL,
+     actor text NOT NULL,
+     action text NOT NULL,
+     subject text,
+     details text NOT NULL,
+     request_id text
+   );
+   CREATE INDEX audit_log_by_time ON audit_log (at);
+   CREATE FUNCTION quantum_chat_audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     RAISE EXCEPTION 'the audit log is append-only';
+   END $$;
+   CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+     FOR EACH ROW EXECUTE FUNCTION quantum_chat_audit_log_append_only();
+   CREATE INDEX usage_by_time ON usage (created_at);`,
 ];

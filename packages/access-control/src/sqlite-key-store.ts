@@ -3,9 +3,15 @@ import type { KeyStore, OrganisationChange, StoreChange, UsageRecord } from './k
 import type { LimitOverrides } from './plan-limits.js';
 import { startSqliteExecutor, type SqlOp } from './sqlite-executor.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
+import { sortDailyRows } from './summarise-usage.js';
 import {
+  auditFromRow,
+  dailyUsageFromRow,
+  dailyUsageQuery,
   isUniqueViolation,
+  keyChangeColumns,
   keyFromRow,
+  maxAuditEntries,
   limitColumns,
   limitToColumn,
   organisationFromRow,
@@ -189,6 +195,19 @@ export function createSqliteKeyStore(path: string, options: SqliteKeyStoreOption
       for (const listener of listeners) listener({ kind: 'key', hash: String((found as Row).hash) });
       return true;
     },
+    async updateKey(id, change) {
+      const columns = keyChangeColumns(change);
+      const ops: SqlOp[] = [];
+      if (columns.length > 0) {
+        ops.push({ sql: `UPDATE api_keys SET ${columns.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`, params: [...columns.map(([, value]) => value), id], mode: 'run' });
+      }
+      ops.push({ sql: 'SELECT * FROM api_keys WHERE id = ?', params: [id], mode: 'get' });
+      const row = (await executor.execute(ops, { transaction: true })).at(-1) as Row | null;
+      if (row === null) return undefined;
+      const key = keyFromRow(row);
+      for (const listener of listeners) listener({ kind: 'key', hash: key.hash });
+      return key;
+    },
     async writeUsage(records: readonly UsageRecord[]) {
       if (records.length === 0) return;
       const updatedAt = now();
@@ -207,6 +226,23 @@ export function createSqliteKeyStore(path: string, options: SqliteKeyStoreOption
     },
     async listUsage({ organisation, since }) {
       return (await all('SELECT * FROM usage WHERE organisation = ? AND created_at >= ? ORDER BY id', [organisation, since ?? 0])).map(usageFromRow);
+    },
+    async summariseUsageByDay(filter) {
+      const { text, params } = dailyUsageQuery(filter, () => '?', 'sum(u.status >= 400)', 'sum(u.interrupted)');
+      return sortDailyRows((await all(text, params)).map(dailyUsageFromRow));
+    },
+    async writeAudit(entry) {
+      await executor.execute([
+        {
+          sql: 'INSERT INTO audit_log (at, actor, action, subject, details, request_id) VALUES (?, ?, ?, ?, ?, ?)',
+          params: [entry.at, entry.actor, entry.action, entry.subject, JSON.stringify(entry.details), entry.requestId],
+          mode: 'run',
+        },
+      ]);
+    },
+    async listAudit({ since, limit } = {}) {
+      const rows = await all('SELECT * FROM audit_log WHERE at >= ? ORDER BY id DESC LIMIT ?', [since ?? 0, Math.min(limit ?? 100, maxAuditEntries)]);
+      return rows.map(auditFromRow);
     },
     async reserveDailyTokens({ bucket, day, tokens, limit }) {
       const [added, current] = await executor.execute(

@@ -94,4 +94,22 @@ export const sqliteMigrations: readonly string[] = [
    BEGIN INSERT INTO changes (kind, subject) VALUES ('key', NEW.hash); END;
    CREATE TRIGGER organisations_changed AFTER UPDATE ON organisations
    BEGIN INSERT INTO changes (kind, subject) VALUES ('organisation', NEW.name); END;`,
+
+  // The audit log of administrative actions (append-only), and usage read by time across
+  // organisations (the admin API's usage per day).
+  `CREATE TABLE audit_log (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at INTEGER NOT NULL,
+     actor TEXT NOT NULL,
+     action TEXT NOT NULL,
+     subject TEXT,
+     details TEXT NOT NULL,
+     request_id TEXT
+   ) STRICT;
+   CREATE INDEX audit_log_by_time ON audit_log (at);
+   CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+   CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+   CREATE INDEX usage_by_time ON usage (created_at);`,
 ];

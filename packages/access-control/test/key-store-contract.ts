@@ -103,6 +103,84 @@ export function describeKeyStoreContract(name: string, factory: StoreFactory): v
       await store.close();
     });
 
+    it("should change a key's expiry, allowed models and own limits, telling subscribers", async () => {
+      const store = await open();
+      await store.createOrganisation({ name: 'acme', plan: 'free' });
+      const { record } = await issueApiKey(store, { organisation: 'acme', kind: 'live', allowedModels: ['quantum-lite'] });
+      const heard: StoreChange[] = [];
+      const unsubscribe = store.subscribe((change) => heard.push(change));
+      const expiring = await store.updateKey(record.id, { expiresAt: 1_900_000_000_000 });
+      expect(expiring).toEqual({ ...record, expiresAt: 1_900_000_000_000 });
+      expect((await store.findKeyByHash(record.hash))?.key.expiresAt).toBe(1_900_000_000_000);
+      const changed = await store.updateKey(record.id, { allowedModels: null, limits: { requestsPerMinute: 5, tokensPerMinute: 900 } });
+      expect(changed).toMatchObject({ expiresAt: 1_900_000_000_000, allowedModels: null, limits: { requestsPerMinute: 5, tokensPerMinute: 900 } });
+      const reset = await store.updateKey(record.id, { expiresAt: null, allowedModels: ['quantum-flash', 'quantum-pro'], resetLimits: ['requestsPerMinute'] });
+      expect(reset).toMatchObject({ expiresAt: null, allowedModels: ['quantum-flash', 'quantum-pro'], limits: { tokensPerMinute: 900 } });
+      expect(await store.getKey(record.id)).toEqual(reset);
+      expect(await store.updateKey('key_missing', { expiresAt: 1 })).toBeUndefined();
+      await until(() => heard.filter((change) => change.kind === 'key' && change.hash === record.hash).length >= 1);
+      unsubscribe();
+      await store.close();
+    });
+
+    it('should keep an audit log, newest first, never changed, filtered by time and bounded by a limit', async () => {
+      const store = await open();
+      expect(await store.listAudit()).toEqual([]);
+      await store.writeAudit({ at: 1_000, actor: 'ops', action: 'organisation.create', subject: 'acme', details: { plan: 'free' }, requestId: 'req_1' });
+      await store.writeAudit({ at: 2_000, actor: 'cli:root', action: 'key.create', subject: 'key_1', details: { organisation: 'acme', kind: 'live' }, requestId: null });
+      await store.writeAudit({ at: 3_000, actor: 'ops', action: 'key.revoke', subject: 'key_1', details: {}, requestId: 'req_3' });
+      const all = await store.listAudit();
+      expect(all.map(({ id: _id, ...entry }) => entry)).toEqual([
+        { at: 3_000, actor: 'ops', action: 'key.revoke', subject: 'key_1', details: {}, requestId: 'req_3' },
+        { at: 2_000, actor: 'cli:root', action: 'key.create', subject: 'key_1', details: { organisation: 'acme', kind: 'live' }, requestId: null },
+        { at: 1_000, actor: 'ops', action: 'organisation.create', subject: 'acme', details: { plan: 'free' }, requestId: 'req_1' },
+      ]);
+      expect(new Set(all.map((entry) => entry.id)).size).toBe(3);
+      expect((await store.listAudit({ limit: 2 })).map((entry) => entry.at)).toEqual([3_000, 2_000]);
+      expect((await store.listAudit({ since: 2_000 })).map((entry) => entry.at)).toEqual([3_000, 2_000]);
+      await store.close();
+    });
+
+    it('should total usage per organisation, key, model and UTC day, filtered', async () => {
+      const store = await open();
+      await store.createOrganisation({ name: 'acme', plan: 'free' });
+      const { record } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
+      const day1 = Date.UTC(2030, 0, 1);
+      const day2 = Date.UTC(2030, 0, 2);
+      await store.writeUsage([
+        usage({ requestId: 'req_1', keyId: record.id, timestamp: day1 + 1 }),
+        usage({ requestId: 'req_2', keyId: record.id, timestamp: day1 + 86_399_999, status: 429, completionTokens: 0 }),
+        usage({ requestId: 'req_3', keyId: record.id, timestamp: day2, model: 'quantum-flash', interrupted: true }),
+        usage({ requestId: 'req_4', keyId: record.id, timestamp: day2 + 5 }),
+        usage({ requestId: 'req_5', keyId: 'key_other', organisation: 'beta', timestamp: day2 + 7, promptTokens: 1 }),
+      ]);
+      const display = `qc_live_…${record.last4}`;
+      const row = (day: string, model: string, counts: Record<string, number>) => ({
+        day, organisation: 'acme', keyId: record.id, keyDisplay: display, kind: 'live', model,
+        requests: 1, promptTokens: 10, completionTokens: 5, errors: 0, interrupted: 0, ...counts,
+      });
+      expect(await store.summariseUsageByDay({ organisation: 'acme' })).toEqual([
+        row('2030-01-01', 'quantum-lite', { requests: 2, promptTokens: 20, completionTokens: 5, errors: 1 }),
+        row('2030-01-02', 'quantum-flash', { interrupted: 1 }),
+        row('2030-01-02', 'quantum-lite', {}),
+      ]);
+      const everyone = await store.summariseUsageByDay({});
+      expect(everyone.map((entry) => [entry.day, entry.organisation, entry.keyId, entry.model])).toEqual([
+        ['2030-01-01', 'acme', record.id, 'quantum-lite'],
+        ['2030-01-02', 'acme', record.id, 'quantum-flash'],
+        ['2030-01-02', 'acme', record.id, 'quantum-lite'],
+        ['2030-01-02', 'beta', 'key_other', 'quantum-lite'],
+      ]);
+      expect(everyone.at(-1)).toMatchObject({ keyDisplay: '', kind: 'live', promptTokens: 1 });
+      expect((await store.summariseUsageByDay({ since: day2, until: day2 + 6 })).map((entry) => [entry.organisation, entry.model, entry.requests])).toEqual([
+        ['acme', 'quantum-flash', 1],
+        ['acme', 'quantum-lite', 1],
+      ]);
+      expect((await store.summariseUsageByDay({ keyId: 'key_other' })).map((entry) => entry.organisation)).toEqual(['beta']);
+      expect((await store.summariseUsageByDay({ model: 'quantum-flash' })).map((entry) => entry.day)).toEqual(['2030-01-02']);
+      await store.close();
+    });
+
     it('should refuse a key for an unknown organisation, or a hash twice', async () => {
       const store = await open();
       await expect(issueApiKey(store, { organisation: 'ghost', kind: 'live' })).rejects.toThrow(/ghost/);
@@ -235,6 +313,10 @@ export function describeKeyStoreContract(name: string, factory: StoreFactory): v
         await first.revokeKey(record.id);
         await until(() => heard.some((change) => change.kind === 'key' && change.hash === record.hash));
         expect((await second.findKeyByHash(hashApiKey(key)))?.key.revoked).toBe(true);
+        const { record: rotated } = await issueApiKey(first, { organisation: 'acme', kind: 'live' });
+        await first.updateKey(rotated.id, { expiresAt: 1_900_000_000_000 });
+        await until(() => heard.some((change) => change.kind === 'key' && change.hash === rotated.hash));
+        expect((await second.findKeyByHash(rotated.hash))?.key.expiresAt).toBe(1_900_000_000_000);
         await first.updateOrganisation('acme', { limits: { requestsPerMinute: 2 } });
         await until(() => heard.some((change) => change.kind === 'organisation' && change.name === 'acme'));
         const day = '2030-01-02';
