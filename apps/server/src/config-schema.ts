@@ -76,6 +76,9 @@ const builtinModelIds = new Set(builtinModels.map((model) => model.id));
 /** What an added model's id may be: what clients send as `model` (`llama-3.1-8b`, `meta-llama/Llama-3.1-8B`). */
 const addedModelIdPattern = /^[A-Za-z0-9][\w.:/-]{0,127}$/;
 
+/** An admin token: long enough that guessing it is hopeless. */
+export const adminTokenSecret = z.string().min(24, 'an admin token needs at least 24 characters (openssl rand -hex 32 makes one)').max(512);
+
 /** The config file as written: every field optional, unknown fields refused (they are typos). */
 export const serverConfigFileSchema = z.strictObject({
   host: z.string().min(1).optional(),
@@ -138,6 +141,20 @@ export const serverConfigFileSchema = z.strictObject({
   signingSecrets: z.array(z.string().min(16, 'a signing secret needs at least 16 characters')).optional(),
   /** Every chat request must carry a valid `X-Service-Signature`; `QUANTUM_CHAT_REQUIRE_SIGNATURES` wins. */
   requireSignatures: z.boolean().optional(),
+  /** Turns the admin API on (`/admin/v1`): its one token. `QUANTUM_CHAT_ADMIN_TOKEN` wins over it. Its id in the audit log is `default`. */
+  adminToken: adminTokenSecret.optional(),
+  /** Admin tokens with ids of their own (the audit log names who acted by the id: `admin:<id>`). */
+  adminTokens: z
+    .array(z.strictObject({ id: z.string().regex(/^[A-Za-z0-9][\w.-]{0,63}$/, 'expected 1 to 64 letters, digits, dots, dashes and underscores'), token: adminTokenSecret }))
+    .max(64)
+    .superRefine((tokens, context) => {
+      const seen = new Set<string>();
+      tokens.forEach((token, index) => {
+        if (seen.has(token.id)) context.addIssue({ code: 'custom', path: [index, 'id'], message: `the id '${token.id}' is used twice` });
+        seen.add(token.id);
+      });
+    })
+    .optional(),
   reference: z
     .strictObject({
       firstTokenDelayMs: milliseconds.optional(),
@@ -192,6 +209,8 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   signingSecrets: string[];
   requireSignatures: boolean;
+  /** The admin API's tokens; none: the admin API is off (404). */
+  adminTokens: { id: string; token: string }[];
   reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
   /**
    * Every model the config names; built-in models not named use the reference engine. Ids other
@@ -229,6 +248,7 @@ export const defaultServerConfig: ServerConfig = {
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   requireSignatures: false,
+  adminTokens: [],
   reference: {},
   models: {},
 };

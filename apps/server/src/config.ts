@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as z from 'zod';
-import { defaultServerConfig, serverConfigFileSchema, type OverloadSettings, type ServerConfig, type ServerConfigFile } from './config-schema.js';
+import { adminTokenSecret, defaultServerConfig, serverConfigFileSchema, type OverloadSettings, type ServerConfig, type ServerConfigFile } from './config-schema.js';
 
 /** The file looked for in the working directory when neither `--config` nor the env var names one. */
 export const defaultConfigFileName = 'quantum-chat.config.json';
@@ -56,9 +56,25 @@ export function parseConfigFile(value: unknown, where = 'the config'): ServerCon
   return result.data;
 }
 
+/** The admin tokens: `adminTokens`, plus the one token (`QUANTUM_CHAT_ADMIN_TOKEN`, else `adminToken`) as id `default`. */
+function adminTokensOf(file: ServerConfigFile, env: Readonly<Record<string, string | undefined>>): ServerConfig['adminTokens'] {
+  const tokens = (file.adminTokens ?? []).map((token) => ({ ...token }));
+  const fromEnv = env.QUANTUM_CHAT_ADMIN_TOKEN;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const checked = adminTokenSecret.safeParse(fromEnv);
+    if (!checked.success) throw new ConfigError(`Invalid environment: QUANTUM_CHAT_ADMIN_TOKEN: ${checked.error.issues[0]!.message}.`);
+  }
+  const single = fromEnv || file.adminToken;
+  if (single !== undefined) {
+    if (tokens.some((token) => token.id === 'default')) throw new ConfigError("Invalid config: adminTokens has an id 'default', which the single admin token (adminToken or QUANTUM_CHAT_ADMIN_TOKEN) takes.");
+    tokens.push({ id: 'default', token: single });
+  }
+  return tokens;
+}
+
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`, `DATABASE_URL`, `QUANTUM_CHAT_DATA_DIR`) and the defaults to a validated file. */
+/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`, `DATABASE_URL`, `QUANTUM_CHAT_DATA_DIR`, `QUANTUM_CHAT_ADMIN_TOKEN`) and the defaults to a validated file. */
 export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<string, string | undefined>> = {}): ServerConfig {
   const defaults = defaultServerConfig;
   const config: ServerConfig = {
@@ -80,6 +96,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     shutdownGraceMs: file.shutdownGraceMs ?? defaults.shutdownGraceMs,
     signingSecrets: [...(file.signingSecrets ?? defaults.signingSecrets)],
     requireSignatures: file.requireSignatures ?? defaults.requireSignatures,
+    adminTokens: adminTokensOf(file, env),
     reference: { ...defaults.reference, ...file.reference },
     models: { ...defaults.models, ...file.models },
   };

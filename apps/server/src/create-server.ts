@@ -1,8 +1,10 @@
-import { createMemoryReplayGuard, createChatHandler, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
+import { createChatHandler, createMemoryReplayGuard, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { withAdminApi } from './admin/admin-openapi.js';
+import { registerAdminApi } from './admin/register-admin-api.js';
 import { createRedisReplayGuard } from './redis-replay-guard.js';
 import { createChatRequestLogging } from './chat-request-logging.js';
 import type { ServerConfig } from './config-schema.js';
@@ -38,6 +40,11 @@ export interface QuantumServerOptions {
    * format): engines, ids, a clock. The shared conformance cases run the server this way.
    */
   handlerOptions?: Omit<ChatHandlerOptions, 'streamFormat'>;
+  /**
+   * The server's clock (ms since the epoch): the store's times, key expiry, usage days and the
+   * admin API's checks. `Date.now` by default; tests inject one to step over an expiry.
+   */
+  now?: () => number;
 }
 
 declare module 'fastify' {
@@ -86,7 +93,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const { registry, testEngine, summary } = await createEngines(config, env, tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {});
   const access =
     options.accessControl === undefined
-      ? await openServerAccessControl(config, { cwd: options.cwd ?? process.cwd(), log: app.log })
+      ? await openServerAccessControl(config, { cwd: options.cwd ?? process.cwd(), log: app.log, ...(options.now !== undefined ? { now: options.now } : {}) })
       : undefined;
   if (access !== undefined) app.addHook('onClose', () => access.close());
   const metrics = config.metrics ? createServerMetrics() : undefined;
@@ -103,8 +110,11 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...(config.signingSecrets.length > 0 ? { signingSecrets: config.signingSecrets, requireSignatures: config.requireSignatures, signatureReplayGuard: replayGuard ?? createMemoryReplayGuard() } : {}),
     ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
     shutdownSignal: shutdown.signal,
+    ...(options.now !== undefined ? { now: options.now } : {}),
     ...createChatRequestLogging(app.log),
     ...observeRequests(metrics, tracing),
+    // The reference at /docs shows the admin API too (off unless admin tokens are configured).
+    openApiDocument: ({ serverUrl }) => withAdminApi(createOpenApiDocument({ serverUrl })),
     ...options.handlerOptions,
   };
 
@@ -114,6 +124,8 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   registerHealthRoute(app);
   registerReadyRoute(app, access && { store: access.store, limiter: access.limiter });
   if (metrics !== undefined) registerMetricsRoute(app, metrics);
+  if (access !== undefined) await registerAdminApi(app, config, { store: access.store, accessControl: access.accessControl, ...(options.now !== undefined ? { now: options.now } : {}) });
+  else if (config.adminTokens.length > 0) app.log.warn('admin API off: it needs the server\'s own store (an accessControl was passed in)');
   await app.register(fastifyQuantumChat, { prefix: '/v1', handler: createChatHandler({ ...shared, streamFormat: 'quantum' }) });
   await app.register(fastifyQuantumChat, { prefix: '/compat/v1', handler: createChatHandler({ ...shared, streamFormat: 'openai' }) });
   // GET / (playground) and GET /docs (API reference), served from @quantum-chat/web's own files.

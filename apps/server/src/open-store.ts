@@ -31,11 +31,12 @@ export function describeStore(config: Pick<ServerConfig, 'dataDir' | 'databaseUr
  * const store = openStore(config, process.cwd());
  * await store.migrate();
  */
-export function openStore(config: Pick<ServerConfig, 'dataDir' | 'databaseUrl'>, cwd: string): KeyStore {
-  if (config.databaseUrl !== undefined) return createPostgresKeyStore(config.databaseUrl);
+export function openStore(config: Pick<ServerConfig, 'dataDir' | 'databaseUrl'>, cwd: string, options: { now?: () => number } = {}): KeyStore {
+  const clock = options.now !== undefined ? { now: options.now } : {};
+  if (config.databaseUrl !== undefined) return createPostgresKeyStore(config.databaseUrl, clock);
   const directory = resolve(cwd, config.dataDir);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   // Also when it already existed: it holds key hashes and usage.
   chmodSync(directory, 0o700);
-  return createSqliteKeyStore(keyStorePath(config, cwd));
+  return createSqliteKeyStore(keyStorePath(config, cwd), clock);
 }

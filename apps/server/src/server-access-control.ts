@@ -14,6 +14,8 @@ export interface ServerAccessControlOptions {
   /** Where a relative `dataDir` is resolved. */
   cwd: string;
   log: FastifyBaseLogger;
+  /** ms since the epoch, for the store's times, key expiry and usage; `Date.now` by default. */
+  now?: () => number;
 }
 
 /** A Redis URL fit for logs: host and port, never a password. */
@@ -37,7 +39,7 @@ function describeRedis(url: string): string {
  */
 export async function openServerAccessControl(config: ServerConfig, options: ServerAccessControlOptions): Promise<ServerAccessControl> {
   const { log } = options;
-  const store = openStore(config, options.cwd);
+  const store = openStore(config, options.cwd, options.now !== undefined ? { now: options.now } : {});
   try {
     const { from, to } = await store.migrate();
     log.info({ store: describeStore(config, options.cwd), schema: to, ...(from !== to ? { migratedFrom: from } : {}) }, 'store ready');
@@ -66,6 +68,7 @@ export async function openServerAccessControl(config: ServerConfig, options: Ser
     store,
     limiter,
     failClosed: config.limits.failClosed,
+    ...(options.now !== undefined ? { now: options.now } : {}),
     ...(config.store.timeoutMs !== undefined ? { storeTimeoutMs: config.store.timeoutMs } : {}),
     usage: {
       ...(config.store.usageFlushIntervalMs !== undefined ? { flushIntervalMs: config.store.usageFlushIntervalMs } : {}),

@@ -105,4 +105,49 @@ describe('createAccessControl', () => {
     expect(principal.plan).toBe('elite');
     expect(accessControl.limitsOf(principal)).toEqual({ requestsPerMinute: 9, tokensPerMinute: 2_000_000, tokensPerDay: null });
   });
+
+  it("should count a key's own limits in a bucket of its own, within its organisation's, and send the tighter headers", async () => {
+    const { accessControl, store, live } = await setup({ requestsPerMinute: 5 });
+    const limited = await issueApiKey(store, { organisation: 'acme', kind: 'live', limits: { requestsPerMinute: 2 } });
+    const principal = await accessControl.authenticate(parse(limited.key));
+    const first = await accessControl.admit(principal, demand);
+    expect(first.headers).toMatchObject({ 'x-ratelimit-limit-requests': '2', 'x-ratelimit-remaining-requests': '1', 'x-ratelimit-limit-tokens': '100000' });
+    await accessControl.admit(principal, demand);
+    const refused = (await accessControl.admit(principal, demand).catch((thrown: unknown) => thrown)) as QuantumChatError;
+    expect(refused).toMatchObject({ code: 'rate_limit_exceeded', status: 429 });
+    expect(refused.message).toContain(`key qc_live_…${limited.key.slice(-4)}`);
+    expect(refused.headers).toMatchObject({ 'x-ratelimit-limit-requests': '2', 'x-ratelimit-remaining-requests': '0' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The refused request was not counted against the organisation: 2 of its 5 are used.
+    const other = await accessControl.admit(await accessControl.authenticate(parse(live.key)), demand);
+    expect(other.headers).toMatchObject({ 'x-ratelimit-limit-requests': '5', 'x-ratelimit-remaining-requests': '2' });
+  });
+
+  it("should refuse with the organisation's limit when it is the tighter one, and give the key's reservation back", async () => {
+    const { accessControl, store, live } = await setup({ requestsPerMinute: 1 });
+    const limited = await issueApiKey(store, { organisation: 'acme', kind: 'live', limits: { requestsPerMinute: 10, tokensPerMinute: 1000 } });
+    await accessControl.admit(await accessControl.authenticate(parse(live.key)), demand);
+    const principal = await accessControl.authenticate(parse(limited.key));
+    const refused = (await accessControl.admit(principal, demand).catch((thrown: unknown) => thrown)) as QuantumChatError;
+    expect(refused).toMatchObject({ code: 'rate_limit_exceeded' });
+    expect(refused.message).toContain("organisation 'acme'");
+    const keyBucket = await accessControl.limiter.read(`key:${limited.record.id}`, { requestsPerMinute: 10, tokensPerMinute: 1000, tokensPerDay: null });
+    expect(keyBucket.requests?.used).toBe(0);
+    expect(keyBucket.tokens?.used).toBe(0);
+  });
+
+  it("should settle a key's own tokens per day in the store, and refuse past them with insufficient_quota", async () => {
+    const { accessControl, store } = await setup();
+    const limited = await issueApiKey(store, { organisation: 'acme', kind: 'live', limits: { tokensPerDay: 200 } });
+    const principal = await accessControl.authenticate(parse(limited.key));
+    const admission = await accessControl.admit(principal, demand);
+    expect(admission.headers).toMatchObject({ 'x-ratelimit-limit-tokens-day': '200', 'x-ratelimit-remaining-tokens-day': '80' });
+    await admission.settle({ promptTokens: 20, completionTokens: 10, status: 200, interrupted: false });
+    const second = await accessControl.admit(principal, demand);
+    expect(second.headers['x-ratelimit-remaining-tokens-day']).toBe(String(200 - 30 - 120));
+    await second.settle({ promptTokens: 20, completionTokens: 100, status: 200, interrupted: false });
+    const refused = (await accessControl.admit(principal, demand).catch((thrown: unknown) => thrown)) as QuantumChatError;
+    expect(refused).toMatchObject({ code: 'insufficient_quota' });
+    expect(refused.headers['x-ratelimit-remaining-tokens-day']).toBe('50');
+  });
 });

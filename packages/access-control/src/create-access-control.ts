@@ -13,8 +13,8 @@ import { hashApiKey } from './hash-api-key.js';
 import { createKeyCache } from './key-cache.js';
 import type { KeyStore } from './key-store.js';
 import { limitError } from './limit-error.js';
-import { toReading, type LimitState } from './limit-state.js';
-import { defaultPlanLimits, resolveLimits, type Limits, type PlanLimits } from './plan-limits.js';
+import { toReading, type LimitDimension, type LimitReading, type LimitState } from './limit-state.js';
+import { defaultPlanLimits, resolveLimits, type LimitOverrides, type Limits, type PlanLimits } from './plan-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import { createUsageLedger, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
 
@@ -34,6 +34,8 @@ export interface AccessControlOptions {
   failClosed?: boolean;
   /** How usage rows are batched (flush interval, buffer bound, when a dead instance's rows are settled). */
   usage?: Omit<UsageLedgerOptions, 'store'>;
+  /** ms since the epoch, for key expiry and usage times; injected so that tests control time. `Date.now` by default. */
+  now?: () => number;
   /** Reporting only: failures to credit tokens back, and the like. */
   onError?: (error: unknown) => void;
   /** Reporting only: the store stopped or started answering (`what`: key lookups or daily counts). */
@@ -57,6 +59,8 @@ export interface StoreAccessControl extends AccessControl {
 interface KeyContext {
   keyId: string;
   limits: Limits;
+  /** The key's own limits (a bucket of its own, within the organisation's); undefined: none. */
+  keyLimits: Limits | undefined;
   /** The models the key may use; `null`: every model its plan allows. */
   allowedModels: readonly string[] | null;
 }
@@ -72,6 +76,30 @@ function dailyRefusal(decision: Extract<LimitDecision, { admitted: true }>, dail
   };
 }
 
+/** A bucket's reservation: its readings, and how to settle or take it back. */
+interface Reservation {
+  state: LimitState;
+  daily: DailyDecision | undefined;
+  settle(used: number): Promise<void>;
+  cancel(): Promise<void>;
+}
+
+/** A key's own limits as limits (a missing or `null` field: none of its own); undefined when it has none. */
+function ownLimits(overrides: LimitOverrides): Limits | undefined {
+  const limits: Limits = { requestsPerMinute: overrides.requestsPerMinute ?? null, tokensPerMinute: overrides.tokensPerMinute ?? null, tokensPerDay: overrides.tokensPerDay ?? null };
+  return limits.requestsPerMinute === null && limits.tokensPerMinute === null && limits.tokensPerDay === null ? undefined : limits;
+}
+
+/** Per limit, the reading with the least left: what the client may still send. */
+function tighterState(first: LimitState, second: LimitState): LimitState {
+  const state: LimitState = { ...first };
+  for (const [dimension, reading] of Object.entries(second) as [LimitDimension, LimitReading][]) {
+    const current = state[dimension];
+    if (current === undefined || reading.remaining < current.remaining || (reading.remaining === current.remaining && reading.limit < current.limit)) state[dimension] = reading;
+  }
+  return state;
+}
+
 /**
  * Keys, plans, quotas and rate limits behind the core's `AccessControl` seam: keys are looked
  * up by SHA-256 (cached, see `createKeyCache`), requests count against their organisation's
@@ -85,6 +113,7 @@ function dailyRefusal(decision: Extract<LimitDecision, { admitted: true }>, dail
  */
 export function createAccessControl(options: AccessControlOptions): StoreAccessControl {
   const { store } = options;
+  const now = options.now ?? Date.now;
   const limiter = options.limiter ?? createLimiter();
   const planDefaults = options.planDefaults ?? defaultPlanLimits;
   const keys = createKeyCache({
@@ -116,13 +145,15 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
   const limitsOf = (principal: Principal) => contexts.get(principal)?.limits ?? resolveLimits(principal.plan, {}, planDefaults);
   const bucketOf = (principal: Principal) => `${principal.organisationId}:${principal.kind}`;
 
-  async function reserve(principal: Principal, limits: Limits, reserved: number): Promise<{ state: LimitState; settle(used: number): Promise<void>; daily: DailyDecision | undefined }> {
-    const bucket = bucketOf(principal);
-    const scope = `organisation '${principal.organisationId}'${principal.kind === 'test' ? ', test keys' : ''}`;
+  /**
+   * Reserves a request in one bucket: per minute in the limiter, the day in the store. The
+   * organisation's day is settled by its usage row; a key's own day (`settleDay`) directly.
+   */
+  async function reserveIn(bucket: string, limits: Limits, reserved: number, scope: string, settleDay: boolean): Promise<Reservation> {
     // The day is counted in the store, not by the limiter (which counts per minute, in memory or Redis).
     const decision = await limiter.reserve(bucket, limits.tokensPerDay === null ? limits : { ...limits, tokensPerDay: null }, reserved);
     if (!decision.admitted) throw limitError(decision, scope);
-    if (limits.tokensPerDay === null) return { state: decision.state, settle: decision.settle, daily: undefined };
+    if (limits.tokensPerDay === null) return { state: decision.state, daily: undefined, settle: decision.settle, cancel: decision.cancel };
     let dayDecision: DailyDecision;
     try {
       dayDecision = await daily().reserve(bucket, reserved, limits.tokensPerDay);
@@ -135,7 +166,40 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       throw limitError(dailyRefusal(decision, dayDecision, limits.tokensPerDay, reserved, Date.now()), scope);
     }
     const state = { ...decision.state, 'daily-tokens': toReading(limits.tokensPerDay, dayDecision.total, dayDecision.resetsAt) };
-    return { state, settle: decision.settle, daily: dayDecision };
+    const correctDay = (tokens: number) => (tokens === 0 ? Promise.resolve() : store.addDailyTokens({ bucket, day: dayDecision.day, tokens }).catch(report));
+    return {
+      state,
+      daily: dayDecision,
+      async settle(used) {
+        await decision.settle(used);
+        if (settleDay) await correctDay(Math.max(0, Math.round(used)) - dayDecision.charged);
+      },
+      async cancel() {
+        await decision.cancel();
+        await correctDay(-dayDecision.charged);
+      },
+    };
+  }
+
+  /** The key's own bucket first (a refusal there costs the organisation nothing), then the organisation's. */
+  async function reserve(principal: Principal, context: KeyContext | undefined, reserved: number): Promise<{ state: LimitState; settle(used: number): Promise<void>; daily: DailyDecision | undefined }> {
+    const limits = context?.limits ?? resolveLimits(principal.plan, {}, planDefaults);
+    const own = context?.keyLimits === undefined ? undefined : await reserveIn(`key:${context.keyId}`, context.keyLimits, reserved, `key ${principal.keyId}`, true);
+    let organisation: Reservation;
+    try {
+      organisation = await reserveIn(bucketOf(principal), limits, reserved, `organisation '${principal.organisationId}'${principal.kind === 'test' ? ', test keys' : ''}`, false);
+    } catch (error) {
+      await own?.cancel();
+      throw error;
+    }
+    if (own === undefined) return organisation;
+    return {
+      state: tighterState(organisation.state, own.state),
+      daily: organisation.daily,
+      settle: async (used) => {
+        await Promise.all([organisation.settle(used), own.settle(used)]);
+      },
+    };
   }
 
   return {
@@ -148,7 +212,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       if (found === undefined || found.key.revoked) {
         throw new QuantumChatError('invalid_api_key', `Incorrect API key provided: ${key.display}. ${found ? 'The key was revoked.' : 'No such key exists.'}`);
       }
-      if (found.key.expiresAt !== null && found.key.expiresAt <= Date.now()) {
+      if (found.key.expiresAt !== null && found.key.expiresAt <= now()) {
         throw new QuantumChatError('invalid_api_key', `Incorrect API key provided: ${key.display}. The key expired at ${new Date(found.key.expiresAt).toISOString()}.`);
       }
       const principal: Principal = {
@@ -161,6 +225,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       contexts.set(principal, {
         keyId: found.key.id,
         limits: resolveLimits(found.organisation.plan, found.organisation.limits, planDefaults),
+        keyLimits: ownLimits(found.key.limits),
         allowedModels: found.key.allowedModels,
       });
       return principal;
@@ -176,7 +241,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       }
       const promptTokens = Math.max(0, Math.round(demand.promptTokens));
       const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
-      const { state, settle, daily: dayDecision } = await reserve(principal, limitsOf(principal), reserved);
+      const { state, settle, daily: dayDecision } = await reserve(principal, contexts.get(principal), reserved);
       const running = ledger.begin({
         usageId: `u_${randomBase62(22)}`,
         requestId: demand.requestId,
@@ -184,7 +249,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
         organisation: principal.organisationId,
         model: demand.model,
         promptTokens,
-        timestamp: Date.now(),
+        timestamp: now(),
         ...(dayDecision !== undefined ? { daily: { bucket: bucketOf(principal), day: dayDecision.day, charged: dayDecision.charged } } : {}),
       });
       let settled = false;

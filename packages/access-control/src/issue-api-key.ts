@@ -1,6 +1,7 @@
 import { defaultApiKeyPrefixes, generateApiKey, type ApiKeyKind, type ApiKeyPrefixes } from '@quantum-chat/core';
 import { hashApiKey } from './hash-api-key.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
+import type { LimitOverrides } from './plan-limits.js';
 
 export interface IssueApiKeyInput {
   organisation: string;
@@ -10,6 +11,8 @@ export interface IssueApiKeyInput {
   expiresAt?: number | null;
   /** The only models the key may use; every model its plan allows by default. */
   allowedModels?: readonly string[] | null;
+  /** The key's own limits, counted apart and applied within its organisation's; none by default. */
+  limits?: LimitOverrides;
   prefixes?: ApiKeyPrefixes;
 }
 
@@ -32,6 +35,7 @@ export async function issueApiKey(store: KeyStore, input: IssueApiKeyInput): Pro
     requireSignature: input.requireSignature ?? false,
     ...(input.expiresAt != null ? { expiresAt: input.expiresAt } : {}),
     ...(input.allowedModels != null ? { allowedModels: input.allowedModels } : {}),
+    ...(input.limits !== undefined ? { limits: input.limits } : {}),
   });
   return { key, record };
 }

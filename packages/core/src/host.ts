@@ -23,4 +23,6 @@ export { resolveRequestId } from './http/create-chat-handler.js';
 export { bodyRejectionError, hostStatusError } from './http/read-request-body.js';
 export { methodNotAllowedError, unknownUrlError } from './http/route-request.js';
 export { toErrorResponseParts, toErrorHttpResponse } from './errors/to-error-envelope.js';
+/** A zod issue as the core's 400, naming the field at fault the JavaScript way (`limits.tokens_per_day`). */
+export { zodIssueToError, formatParamPath } from './http/zod-issue-to-error.js';
 export type { ErrorResponseParts } from './errors/to-error-envelope.js';

@@ -15,7 +15,7 @@ export const storeOptionsUsage = `  --config <file>        Config file, for its 
   --database-url <url>   The PostgreSQL store (overrides DATABASE_URL and the config)
   --data-dir <dir>       The SQLite store's directory (overrides QUANTUM_CHAT_DATA_DIR and the config; default .data)`;
 
-type StoreValues = { config?: string | undefined; 'data-dir'?: string | undefined; 'database-url'?: string | undefined };
+export type StoreValues = { config?: string | undefined; 'data-dir'?: string | undefined; 'database-url'?: string | undefined };
 
 /** Where the store is: the same config (file, then environment) as the server's, then the options. */
 export function commandStoreConfig(values: StoreValues, context: CommandContext): ServerConfig {

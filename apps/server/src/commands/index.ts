@@ -1,3 +1,4 @@
+import { auditCommand } from './audit.js';
 import type { Command } from './command.js';
 import { keysCommand } from './keys.js';
 import { migrateCommand } from './migrate.js';
@@ -14,6 +15,7 @@ export const commands: Readonly<Record<string, Command>> = {
   keys: keysCommand,
   orgs: orgsCommand,
   usage: usageCommand,
+  audit: auditCommand,
   migrate: migrateCommand,
 };
 
