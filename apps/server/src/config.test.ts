@@ -215,5 +215,24 @@ describe('requireSignatures', () => {
 
   it('should refuse to require signatures without a secret to check them with', () => {
     expect(() => resolveConfig({ requireSignatures: true })).toThrow(/requireSignatures needs signingSecrets/u);
+
+describe('admin tokens', () => {
+  const token = 'qc-admin-0123456789abcdef0123';
+  it('should be off by default, and take adminToken, adminTokens and QUANTUM_CHAT_ADMIN_TOKEN (which wins over adminToken)', () => {
+    expect(resolveConfig({}, {}).adminTokens).toEqual([]);
+    expect(resolveConfig(parseConfigFile({ adminToken: token }), {}).adminTokens).toEqual([{ id: 'default', token }]);
+    const file = parseConfigFile({ adminToken: token, adminTokens: [{ id: 'ops', token: `${token}-ops` }] });
+    expect(resolveConfig(file, { QUANTUM_CHAT_ADMIN_TOKEN: `${token}-env` }).adminTokens).toEqual([
+      { id: 'ops', token: `${token}-ops` },
+      { id: 'default', token: `${token}-env` },
+    ]);
+  });
+
+  it('should refuse short tokens, bad or repeated ids, and an id the single token takes', () => {
+    expect(loadError(() => parseConfigFile({ adminToken: 'short' })).message).toMatch(/adminToken: an admin token needs at least 24 characters/);
+    expect(loadError(() => parseConfigFile({ adminTokens: [{ id: 'a b', token }] })).message).toMatch(/adminTokens\[0\]\.id/);
+    expect(loadError(() => parseConfigFile({ adminTokens: [{ id: 'ops', token }, { id: 'ops', token: `${token}x` }] })).message).toMatch(/adminTokens\[1\]\.id: the id 'ops' is used twice/);
+    expect(loadError(() => resolveConfig({}, { QUANTUM_CHAT_ADMIN_TOKEN: 'short' })).message).toMatch(/QUANTUM_CHAT_ADMIN_TOKEN: an admin token needs at least 24 characters/);
+    expect(loadError(() => resolveConfig(parseConfigFile({ adminToken: token, adminTokens: [{ id: 'default', token: `${token}x` }] }), {})).message).toMatch(/'default'/);
   });
 });

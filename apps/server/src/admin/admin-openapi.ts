@@ -95,7 +95,8 @@ function operation(spec: OperationSpec): JsonObject {
     ...(spec.body !== undefined ? { requestBody: { required: spec.body.required, content: jsonContent(ref(spec.body.schema)) } } : {}),
     responses: {
       [String(spec.success.status)]: { description: spec.success.description, headers: requestIdHeader, content: jsonContent(ref(spec.success.schema)) },
-      ...errorResponses([...new Set([400, 401, 405, ...spec.errors])].sort()),
+      // 404: also every path while the admin API is off.
+      ...errorResponses([...new Set([400, 401, 404, 405, ...spec.errors])].sort()),
     },
   };
 }

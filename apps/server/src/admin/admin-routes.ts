@@ -59,11 +59,11 @@ declare module 'fastify' {
   }
 }
 
-function bearerToken(request: FastifyRequest): string | undefined {
+/** The bearer token of the request: undefined without an Authorization header, null when it is not `Bearer <token>`. */
+function bearerToken(request: FastifyRequest): string | null | undefined {
   const header = request.headers.authorization;
-  if (header === undefined) return undefined;
-  const match = /^Bearer +(\S+) *$/iu.exec(header);
-  return match?.[1] ?? '';
+  if (header === undefined || header === '') return undefined;
+  return /^Bearer +(\S+) *$/iu.exec(header)?.[1] ?? null;
 }
 
 /**
@@ -77,7 +77,8 @@ function checkMethodAndToken(request: FastifyRequest, verifyToken: AdminRoutesOp
   if (!methods.includes(method)) throw methodNotAllowedError(request.method, request.url.split('?', 1)[0]!, methods);
   const token = bearerToken(request);
   if (token === undefined) throw new AdminApiError('missing_admin_token', 'The admin API needs an admin token: send Authorization: Bearer <admin token>.');
-  const identity = token === '' ? undefined : verifyToken(token);
+  if (token === null) throw new AdminApiError('invalid_admin_token', 'The Authorization header must be `Bearer <admin token>`.');
+  const identity = verifyToken(token);
   if (identity === undefined) throw new AdminApiError('invalid_admin_token', 'The admin token is not valid.');
   request.adminIdentity = identity;
 }

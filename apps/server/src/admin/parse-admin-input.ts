@@ -39,5 +39,7 @@ function issueToError(issue: z.core.$ZodIssue, location: InputLocation, schema: 
 export function parseAdminInput<T extends z.ZodType>(schema: T, value: unknown, location: InputLocation): z.output<T> {
   const result = schema.safeParse(value === undefined && location === 'body' ? undefined : value, { reportInput: true });
   if (result.success) return result.data;
-  throw issueToError(result.error.issues[0]!, location, schema);
+  // A misspelt field also makes the real one look missing: name the misspelling first.
+  const issues = result.error.issues;
+  throw issueToError(issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0]!, location, schema);
 }
