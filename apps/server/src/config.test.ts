@@ -215,6 +215,8 @@ describe('requireSignatures', () => {
 
   it('should refuse to require signatures without a secret to check them with', () => {
     expect(() => resolveConfig({ requireSignatures: true })).toThrow(/requireSignatures needs signingSecrets/u);
+  });
+});
 
 describe('admin tokens', () => {
   const token = 'qc-admin-0123456789abcdef0123';
