@@ -90,7 +90,7 @@ describe.skipIf(!postgresAvailable || !redisServerAvailable)('three server insta
 
     // The CLI works against the store DATABASE_URL names.
     const migrated = await runBuiltCli(['migrate'], { env: { DATABASE_URL: databaseUrl } });
-    expect(migrated.stdout, migrated.stderr).toMatch(/Migrated the store at postgres:\/\/127\.0\.0\.1:\d+\/quantum_chat_\d+ from schema version 0 to 1/);
+    expect(migrated.stdout, migrated.stderr).toMatch(/Migrated the store at postgres:\/\/127\.0\.0\.1:\d+\/quantum_chat_\d+ from schema version 0 to 2/);
     const cliKey = lastLine((await runBuiltCli(['keys', 'create', '--org', 'mixed-a', '--plan', 'elite', '--database-url', databaseUrl])).stdout);
     const store: KeyStore = createPostgresKeyStore(databaseUrl);
     onTestFinished(() => store.close());
