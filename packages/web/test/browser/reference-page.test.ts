@@ -24,7 +24,12 @@ describe.skipIf(!chromiumAvailable)('the API reference page in headless Chromium
     await page.waitForSelector('.operation');
 
     expect(await page.locator('h1').textContent()).toContain('Quantum chat-completions API');
-    expect(await page.locator('.operation h3 .path').allTextContents()).toEqual(['/chat/completions', '/models', '/models/{model}', '/openapi.json']);
+    const adminPaths = ['/admin/v1/organisations', '/admin/v1/organisations', '/admin/v1/organisations/{name}', '/admin/v1/organisations/{name}', '/admin/v1/keys', '/admin/v1/keys', '/admin/v1/keys/{id}', '/admin/v1/keys/{id}', '/admin/v1/keys/{id}/revoke', '/admin/v1/keys/{id}/rotate', '/admin/v1/usage', '/admin/v1/audit-log'];
+    expect(await page.locator('.operation h3 .path').allTextContents()).toEqual(['/chat/completions', '/models', '/models/{model}', '/openapi.json', ...adminPaths]);
+    // The admin API: its own section, its own token, under /admin/v1 (off on this server, as it says).
+    expect(await page.locator('#admin-api + .description').textContent()).toContain('off');
+    expect(await page.locator('#op-adminRotateKey .auth').textContent()).toContain('Required: Authorization: Bearer <admin token>');
+    expect(await page.locator('#op-adminCreateKey .response .status').allTextContents()).toEqual(['201', '400', '401', '404', '405', '413', '415']);
     expect(await page.locator('.facts dd code').first().textContent()).toBe(`${server.origin}/v1`);
     const chat = page.locator('#op-createChatCompletion');
     expect(await chat.locator('.property-name code').allTextContents()).toContain('x-stream-format');
@@ -33,7 +38,8 @@ describe.skipIf(!chromiumAvailable)('the API reference page in headless Chromium
     expect(await chat.locator('.response .status').allTextContents()).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503', '504']);
     expect(await chat.locator('.response', { hasText: '403' }).locator('summary').textContent()).toContain('permission_error');
     expect(await page.locator('#op-listModels .auth').textContent()).toContain('Optional');
-    expect(await page.locator('.schema-section h3').allTextContents()).toEqual(['ChatCompletionRequest', 'ChatCompletion', 'ChatCompletionChunk', 'ThoughtTraceChunk', 'ChatStreamEvent', 'Model', 'ModelList', 'ErrorEnvelope']);
+    expect((await page.locator('.schema-section h3').allTextContents()).slice(0, 8)).toEqual(['ChatCompletionRequest', 'ChatCompletion', 'ChatCompletionChunk', 'ThoughtTraceChunk', 'ChatStreamEvent', 'Model', 'ModelList', 'ErrorEnvelope']);
+    expect(await page.locator('.schema-section h3').allTextContents()).toContain('AdminCreatedApiKey');
     const temperature = page.locator('#schema-ChatCompletionRequest tr', { has: page.locator('code', { hasText: /^temperature$/u }) });
     expect(await temperature.locator('.constraints').textContent()).toBe('≥ 0 · ≤ 2 · default 0.7');
     await screenshot(page, 'api-reference');

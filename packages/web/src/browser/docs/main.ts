@@ -1,7 +1,7 @@
 // The API reference page: renders the server's own OpenAPI document, fetched from the API
 // (`<api base>/openapi.json`). Everything it needs is served by this server.
 import { apiBaseUrl, byId, h } from '../dom.js';
-import { httpMethods, operationAnchor, renderOperation, renderSchemaSection, type ApiDocument } from './render-operation.js';
+import { fullPath, httpMethods, operationAnchor, renderOperation, renderSchemaSection, type ApiDocument, type PathItem } from './render-operation.js';
 import { renderExamples } from './render-examples.js';
 import { description } from './render-text.js';
 
@@ -32,18 +32,47 @@ function overview(document: ApiDocument, openApiUrl: string): HTMLElement {
   );
 }
 
+/** The API's paths, and apart those with a server of their own (the admin API), in document order. */
+function pathGroups(document: ApiDocument): { main: [string, PathItem][]; own: [string, PathItem][] } {
+  const entries = Object.entries(document.paths);
+  return { main: entries.filter(([, item]) => item.servers === undefined), own: entries.filter(([, item]) => item.servers !== undefined) };
+}
+
+const operationsOf = (entries: [string, PathItem][]) =>
+  entries.flatMap(([path, item]) => httpMethods.filter((method) => item[method]).map((method) => ({ method, path, item, operation: item[method]! })));
+
 function tableOfContents(document: ApiDocument): HTMLElement[] {
-  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
-    httpMethods.filter((method) => item[method]).map((method) => h('li', {}, h('a', { href: `#${operationAnchor(method, path, item[method]!)}` }, h('span', { class: `method method-${method}` }, method.toUpperCase()), ' ', path))),
-  );
+  const links = (entries: [string, PathItem][]) =>
+    operationsOf(entries).map(({ method, path, item, operation }) =>
+      h('li', {}, h('a', { href: `#${operationAnchor(method, path, operation)}` }, h('span', { class: `method method-${method}` }, method.toUpperCase()), ' ', fullPath(path, item))),
+    );
+  const { main, own } = pathGroups(document);
   const schemas = Object.keys(document.components?.schemas ?? {}).map((name) => h('li', {}, h('a', { href: `#schema-${name}` }, name)));
-  return [h('a', { class: 'toc-title', href: '#overview' }, 'Overview'), h('a', { class: 'toc-title', href: '#examples' }, 'Example requests'), h('h2', {}, 'Endpoints'), h('ul', {}, operations), h('h2', {}, 'Schemas'), h('ul', {}, schemas)];
+  return [
+    h('a', { class: 'toc-title', href: '#overview' }, 'Overview'),
+    h('a', { class: 'toc-title', href: '#examples' }, 'Example requests'),
+    h('h2', {}, 'Endpoints'),
+    h('ul', {}, links(main)),
+    ...(own.length > 0 ? [h('h2', {}, 'Admin API'), h('ul', {}, links(own))] : []),
+    h('h2', {}, 'Schemas'),
+    h('ul', {}, schemas),
+  ];
 }
 
 function render(document: ApiDocument, openApiUrl: string): void {
-  const operations = Object.entries(document.paths).flatMap(([path, item]) => httpMethods.filter((method) => item[method]).map((method) => renderOperation(document, method, path, item[method]!)));
+  const { main, own } = pathGroups(document);
+  const operations = (entries: [string, PathItem][]) => operationsOf(entries).map(({ method, path, item, operation }) => renderOperation(document, method, fullPath(path, item), operation));
+  const ownServer = own[0]?.[1].servers?.[0];
   const schemas = Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => renderSchemaSection(name, schema));
-  reference.replaceChildren(overview(document, openApiUrl), renderExamples(baseUrlOf(document)), h('h2', { id: 'endpoints' }, 'Endpoints'), ...operations, h('h2', { id: 'schemas' }, 'Schemas'), ...schemas);
+  reference.replaceChildren(
+    overview(document, openApiUrl),
+    renderExamples(baseUrlOf(document)),
+    h('h2', { id: 'endpoints' }, 'Endpoints'),
+    ...operations(main),
+    ...(own.length > 0 ? [h('h2', { id: 'admin-api' }, 'Admin API'), description(ownServer?.description) ?? '', ...operations(own)] : []),
+    h('h2', { id: 'schemas' }, 'Schemas'),
+    ...schemas,
+  );
   // Wide tables scroll inside their own box instead of widening the page (phones).
   for (const table of reference.querySelectorAll('table')) {
     const box = h('div', { class: 'table-scroll' });

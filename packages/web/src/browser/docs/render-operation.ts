@@ -9,7 +9,7 @@ export interface ApiDocument {
   info: { title: string; version: string; description?: string };
   servers?: { url: string; description?: string }[];
   security?: Record<string, string[]>[];
-  paths: Record<string, Record<string, Operation>>;
+  paths: Record<string, PathItem>;
   components?: { schemas?: Record<string, Schema>; securitySchemes?: Record<string, Schema>; headers?: Record<string, Schema> };
 }
 
@@ -27,6 +27,13 @@ type MediaType = { schema?: Schema; 'x-item-schema'?: Schema };
 
 export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
+/** A path's operations, and the server it has of its own (the admin API's `/admin/v1`), if any. */
+export type PathItem = { servers?: { url: string; description?: string }[] } & Partial<Record<(typeof httpMethods)[number], Operation>>;
+
+/** The path as a request names it: below the path's own server when it has one (`/admin/v1/keys`). */
+export const fullPath = (path: string, item: PathItem) => `${item.servers?.[0]?.url.replace(/\/+$/u, '') ?? ''}${path}`;
+
+
 /** The anchor of an operation: its `operationId`, else method and path. */
 export const operationAnchor = (method: string, path: string, operation: Operation) => `op-${operation.operationId ?? `${method}-${path.replace(/[^a-z0-9]+/giu, '-')}`}`;
 
@@ -42,7 +49,8 @@ function authNote(document: ApiDocument, operation: Operation): HTMLElement {
   const security = operation.security ?? document.security ?? [];
   const schemes = security.flatMap((requirement) => Object.keys(requirement));
   const optional = security.some((requirement) => Object.keys(requirement).length === 0);
-  const text = schemes.length === 0 ? 'No authentication.' : `${optional ? 'Optional' : 'Required'}: ${schemes.map((scheme) => (scheme === 'bearerAuth' ? 'Authorization: Bearer <API key>' : scheme)).join(' or ')}.`;
+  const described: Record<string, string> = { bearerAuth: 'Authorization: Bearer <API key>', adminAuth: 'Authorization: Bearer <admin token>' };
+  const text = schemes.length === 0 ? 'No authentication.' : `${optional ? 'Optional' : 'Required'}: ${schemes.map((scheme) => described[scheme] ?? scheme).join(' or ')}.`;
   return h('p', { class: `auth ${optional || schemes.length === 0 ? 'auth-optional' : 'auth-required'}` }, h('span', { class: 'label' }, 'Auth'), ' ', text);
 }
 
