@@ -9,7 +9,15 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
 const dt = profile.timeDeltas; let total = 0;
 const counts = new Map();
-profile.samples.forEach((id, i) => { counts.set(id, (counts.get(id) ?? 0) + (dt[i] ?? 0)); total += dt[i] ?? 0; });
+// Profile times are µs of a monotonic clock; the process's start maps it to the wall clock closely enough.
+const fromMs = process.argv[5] ? Number(process.argv[5]) : undefined;
+const wallAtStart = fromMs === undefined ? 0 : Number(process.argv[6]) - (profile.endTime - profile.startTime) / 1000;
+let clock = profile.startTime;
+profile.samples.forEach((id, i) => {
+  clock += dt[i] ?? 0;
+  if (fromMs !== undefined && wallAtStart + (clock - profile.startTime) / 1000 < fromMs) return;
+  counts.set(id, (counts.get(id) ?? 0) + (dt[i] ?? 0)); total += dt[i] ?? 0;
+});
 // self time by function
 const selfBy = new Map();
 for (const [id, t] of counts) { const n = byId.get(id); const cf = n.callFrame; const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').slice(-3).join('/')}:${cf.lineNumber + 1}`; selfBy.set(key, (selfBy.get(key) ?? 0) + t); }
