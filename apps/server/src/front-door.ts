@@ -2,8 +2,9 @@ import { getHeapStatistics } from 'node:v8';
 import cors from '@fastify/cors';
 import underPressure from '@fastify/under-pressure';
 import { QuantumChatError } from '@quantum-chat/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CorsSettings, OverloadSettings } from './config-schema.js';
+import { sampleEventLoopDelay } from './event-loop-delay.js';
 import { sendError } from './send-error.js';
 
 /** Headers a browser client sends beyond the CORS-safelisted ones. */
@@ -58,17 +59,26 @@ export async function registerCors(app: FastifyInstance, settings: CorsSettings)
 export async function registerLoadShedding(app: FastifyInstance, settings: OverloadSettings): Promise<void> {
   const retryAfter = String(settings.retryAfterSeconds);
   const heapLimit = settings.maxHeapUsedBytes ?? Math.floor(getHeapStatistics().heap_size_limit * 0.9);
+  const sampleIntervalMs = settings.sampleIntervalMs ?? 1000;
+  const shed = (request: FastifyRequest, reply: FastifyReply, reason: string) => {
+    if (unshedPaths.has(pathOf(request))) return undefined;
+    return sendError(reply, new QuantumChatError('overloaded', `The server is overloaded (${reason}); retry after ${retryAfter} seconds.`, { headers: { 'retry-after': retryAfter } }));
+  };
+  // The event-loop delay is ours (see `sampleEventLoopDelay`); memory is under-pressure's.
+  const loop = sampleEventLoopDelay(sampleIntervalMs);
+  app.addHook('onClose', async () => loop.stop());
+  app.addHook('onRequest', async (request, reply) => {
+    if (loop.delayMs > settings.maxEventLoopDelayMs) return shed(request, reply, 'its event loop is delayed');
+    return undefined;
+  });
   await app.register(underPressure, {
-    maxEventLoopDelay: settings.maxEventLoopDelayMs,
     maxHeapUsedBytes: heapLimit,
     ...(settings.maxRssBytes !== undefined ? { maxRssBytes: settings.maxRssBytes } : {}),
-    ...(settings.sampleIntervalMs !== undefined ? { sampleInterval: settings.sampleIntervalMs } : {}),
+    sampleInterval: sampleIntervalMs,
     retryAfter: settings.retryAfterSeconds,
-    pressureHandler(request, reply, type) {
-      if (unshedPaths.has(pathOf(request))) return undefined;
-      const reason = type === 'eventLoopDelay' ? 'its event loop is delayed' : 'its memory is past its threshold';
+    pressureHandler(request, reply) {
       // A reply sent here ends the request; returning nothing lets the others through.
-      sendError(reply, new QuantumChatError('overloaded', `The server is overloaded (${reason}); retry after ${retryAfter} seconds.`, { headers: { 'retry-after': retryAfter } }));
+      shed(request, reply, 'its memory is past its threshold');
       return undefined;
     },
   });

@@ -92,8 +92,9 @@ describe('load shedding (over real HTTP)', () => {
 
     // This process is the server's: 800 MiB held (doubles, 8 bytes each) put its heap past the
     // threshold whatever garbage the heap measured at start held.
+    // Filling it takes seconds on a busy machine: the poll waits generously.
     for (let index = 0; index < 100; index++) ballast.push(new Array<number>(1 << 20).fill(1.5));
-    await expect.poll(async () => (await fetch(`${server.origin}/v1/models`)).status, { timeout: 10_000, interval: 25 }).toBe(503);
+    await expect.poll(async () => (await fetch(`${server.origin}/v1/models`)).status, { timeout: 30_000, interval: 25 }).toBe(503);
 
     for (const request of [
       fetch(`${server.origin}/v1/models`),
@@ -118,5 +119,32 @@ describe('load shedding (over real HTTP)', () => {
     const body = await running.body;
     expect(body).toMatch(/data: \[DONE\]\n\n$/);
     expect(ballast.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('should not shed an idle server, however short its sampling interval', async () => {
+    // A sample with no event-loop tick in it (the loop's 10 ms clock had not ticked twice yet)
+    // once read as an infinite delay: an idle server answered a tenth of its requests 503.
+    const server = await startInProcessServer({ overload: { sampleIntervalMs: 20 } });
+    onTestFinished(() => server.close());
+    const statuses: number[] = [];
+    for (let index = 0; index < 60; index++) {
+      statuses.push((await fetch(`${server.origin}/v1/models`)).status);
+      await new Promise((resolve) => setTimeout(resolve, 7));
+    }
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+  }, 30_000);
+
+  it('should shed new requests while the event loop was blocked past its threshold, and serve again after', async () => {
+    const server = await startInProcessServer({ overload: { maxEventLoopDelayMs: 100, sampleIntervalMs: 400, retryAfterSeconds: 3 } });
+    onTestFinished(() => server.close());
+    expect((await fetch(`${server.origin}/v1/models`)).status).toBe(200);
+    // This process is the server's: hold its loop for 700 ms.
+    const until = performance.now() + 700;
+    while (performance.now() < until);
+    const shed = await fetch(`${server.origin}/v1/models`);
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get('retry-after')).toBe('3');
+    expect(errorEnvelopeSchema.parse(await shed.json()).error.message).toContain('event loop is delayed');
+    await expect.poll(async () => (await fetch(`${server.origin}/v1/models`)).status, { timeout: 10_000, interval: 50 }).toBe(200);
   }, 30_000);
 });
