@@ -1,10 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import type { ServerConfig } from '../config-schema.js';
 import { defaultConfigFileName, loadConfig } from '../config.js';
 import { createQuantumServer } from '../create-server.js';
 import { baseUrlOf, cliName, listeningBanner, noUsableKeyMessage, portInUseMessage, starterKeyMessage } from '../start-messages.js';
-import type { Command } from './command.js';
+import type { Command, CommandContext } from './command.js';
 
 const usage = `Usage: quantum-chat serve [--config <file>] [--host <host>] [--port <port>]
 
@@ -23,20 +25,45 @@ Environment: HOST, PORT, LOG_LEVEL, QUANTUM_CHAT_CONFIG, REDIS_URL (shares rate 
 `;
 
 
-/** Resolves at the first SIGTERM/SIGINT, once the server has shut down gracefully. */
-function untilStopped(shutdown: () => Promise<void>, log: (signal: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      log(signal);
-      shutdown().then(() => {
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        resolve();
-      }, reject);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+/**
+ * SIGTERM and SIGINT, watched from the start of `serve`: a signal that arrives while the
+ * server starts (between binding the port and printing the banner, say) is held and acted on
+ * as soon as the server can shut down gracefully, instead of Node's default of ending the
+ * process outright.
+ */
+function watchStopSignals() {
+  const held: NodeJS.Signals[] = [];
+  let act: ((signal: NodeJS.Signals) => void) | undefined;
+  const onSignal = (signal: NodeJS.Signals) => (act === undefined ? held.push(signal) : act(signal));
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const dispose = () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
+  return {
+    /** A signal came before the server was listening. */
+    get received(): boolean {
+      return held.length > 0;
+    },
+    dispose,
+    /**
+     * Resolves at the first signal (at once for one already held), once `shutdown` is done; a
+     * second signal calls `shutdown` again (which ends open requests at once).
+     */
+    until(shutdown: () => Promise<void>, log: (signal: string) => void): Promise<void> {
+      return new Promise((resolve, reject) => {
+        act = (signal) => {
+          log(signal);
+          shutdown().then(() => {
+            dispose();
+            resolve();
+          }, reject);
+        };
+        for (const signal of held.splice(0)) act(signal);
+      });
+    },
+  };
 }
 
 /**
@@ -61,31 +88,51 @@ export const serveCommand: Command = {
     });
     const env = { ...context.env, ...(values.host !== undefined ? { HOST: values.host } : {}), ...(values.port !== undefined ? { PORT: values.port } : {}) };
     const { config, source } = loadConfig({ configPath: values.config, env, cwd: context.cwd });
-    const app = await createQuantumServer(config, { env: context.env, cwd: context.cwd });
-    app.log.info({ config: source ?? 'embedded defaults' }, 'config loaded');
+    const signals = watchStopSignals();
     try {
-      await app.listen({ host: config.host, port: config.port });
-    } catch (error) {
-      const portInUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
-      if (portInUse) context.stderr.write(portInUseMessage(config.host, config.port, source ?? resolve(context.cwd, defaultConfigFileName)));
-      // Nothing listens, and closing the store waits on its worker thread, which does not keep
-      // the process alive by itself: hold it open until the close is done.
-      const hold = setInterval(() => undefined, 1000);
-      await app.close().finally(() => clearInterval(hold));
-      if (!portInUse) throw error;
-      return 1;
+      return await serve(config, source, context, signals);
+    } finally {
+      signals.dispose();
     }
-    // Human messages go to stderr: stdout is the JSON log stream (and this banner).
-    const cli = cliName(context.env);
-    const keys = await app.prepareStarterKeys();
-    if (keys.createdKey !== undefined) context.stderr.write(starterKeyMessage(keys.createdKey, cli));
-    const storeOption = source === undefined ? '' : ` --config ${/\s/.test(source) ? JSON.stringify(source) : source}`;
-    for (const organisation of keys.organisationsWithoutUsableKey) context.stderr.write(noUsableKeyMessage(organisation, cli, storeOption));
-    context.stdout.write(listeningBanner(baseUrlOf(app.server.address() as AddressInfo), { starterKeyShown: keys.createdKey !== undefined }));
-    await untilStopped(
-      () => app.shutdownGracefully(),
-      (signal) => app.log.info({ signal }, 'signal received'),
-    );
-    return 0;
   },
 };
+
+async function serve(config: ServerConfig, source: string | undefined, context: CommandContext, signals: ReturnType<typeof watchStopSignals>): Promise<number> {
+  const app = await createQuantumServer(config, { env: context.env, cwd: context.cwd });
+  app.log.info({ config: source ?? 'embedded defaults' }, 'config loaded');
+  // Stopped while it was being built: nothing listens yet, nothing to drain.
+  if (signals.received) {
+    await closeWithoutListening(app);
+    return 0;
+  }
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    const portInUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    if (portInUse) context.stderr.write(portInUseMessage(config.host, config.port, source ?? resolve(context.cwd, defaultConfigFileName)));
+    await closeWithoutListening(app);
+    if (!portInUse) throw error;
+    return 1;
+  }
+  // Human messages go to stderr: stdout is the JSON log stream (and this banner).
+  const cli = cliName(context.env);
+  const keys = await app.prepareStarterKeys();
+  if (keys.createdKey !== undefined) context.stderr.write(starterKeyMessage(keys.createdKey, cli));
+  const storeOption = source === undefined ? '' : ` --config ${/\s/.test(source) ? JSON.stringify(source) : source}`;
+  for (const organisation of keys.organisationsWithoutUsableKey) context.stderr.write(noUsableKeyMessage(organisation, cli, storeOption));
+  context.stdout.write(listeningBanner(baseUrlOf(app.server.address() as AddressInfo), { starterKeyShown: keys.createdKey !== undefined }));
+  await signals.until(
+    () => app.shutdownGracefully(),
+    (signal) => app.log.info({ signal }, 'signal received'),
+  );
+  return 0;
+}
+
+/**
+ * Closes a server that is not listening. Closing the store waits on its worker thread, which
+ * does not keep the process alive by itself: hold it open until the close is done.
+ */
+async function closeWithoutListening(app: FastifyInstance): Promise<void> {
+  const hold = setInterval(() => undefined, 1000);
+  await app.close().finally(() => clearInterval(hold));
+}
