@@ -115,8 +115,11 @@ describe('quantum-chat serve: the first start', { timeout: 90_000 }, () => {
     const id = /key_\w+/.exec(listed.stdout)![0];
     expect((await runBuiltCli(['keys', 'revoke', id, '--data-dir', dataDir])).code).toBe(0);
 
+    // Whatever launched the test runner (`npx -y pnpm test` leaves npm_command=exec in every
+    // child): the suggestion follows how this process was started (`node dist/cli.js`).
+    const launcher = { QUANTUM_CHAT_CLI_NAME: '', npm_command: 'exec' };
     for (let start = 0; start < 2; start += 1) {
-      const next = await startServerProcess({ dataDir });
+      const next = await startServerProcess({ dataDir }, launcher);
       await next.waitForStderr(/has no usable API key/);
       expect(next.firstStartKey).toBeUndefined();
       const line = next.stderr().split('\n').find((text) => text.includes('has no usable API key'))!;

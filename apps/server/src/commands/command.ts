@@ -4,6 +4,8 @@ export interface CommandContext {
   stderr: { write(text: string): unknown };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /** The path the CLI was started from (`process.argv[1]`): how the user runs it, for the commands messages suggest. */
+  scriptPath?: string;
 }
 
 /**

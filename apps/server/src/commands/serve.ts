@@ -115,7 +115,7 @@ async function serve(config: ServerConfig, source: string | undefined, context: 
     return 1;
   }
   // Human messages go to stderr: stdout is the JSON log stream (and this banner).
-  const cli = cliName(context.env);
+  const cli = cliName(context.env, context.scriptPath);
   const keys = await app.prepareStarterKeys();
   if (keys.createdKey !== undefined) context.stderr.write(starterKeyMessage(keys.createdKey, cli));
   const storeOption = source === undefined ? '' : ` --config ${/\s/.test(source) ? JSON.stringify(source) : source}`;
