@@ -7,8 +7,8 @@ describe('cliName: the command the start messages suggest', () => {
     expect(cliName({}, 'C:\\Users\\ada\\AppData\\Local\\npm-cache\\_npx\\0f3c\\node_modules\\.bin\\quantum-chat')).toBe('npx @quantum-chat/server');
   });
 
-  it('should name npx with the bin for a project’s own install', () => {
-    expect(cliName({}, '/srv/app/node_modules/.bin/quantum-chat')).toBe('npx quantum-chat');
+  it('should name npx with the package for a project’s own install too (npx finds it there)', () => {
+    expect(cliName({}, '/srv/app/node_modules/.bin/quantum-chat')).toBe('npx @quantum-chat/server');
   });
 
   it('should name the plain bin for a global install or the built file', () => {

@@ -5,16 +5,15 @@ import type { AddressInfo } from 'node:net';
  * `pnpm quantum-chat` sets `QUANTUM_CHAT_CLI_NAME`. Otherwise the answer comes from the path
  * this process was started from, never from npm's environment variables (`npm_command` and
  * the like are inherited by every child of an `npx` or `npm run`, whatever actually started
- * us): a bin in npx's cache (`…/_npx/<hash>/node_modules/.bin`) was fetched by
- * `npx @quantum-chat/server`; a bin in a project's `node_modules/.bin` is run with `npx`;
- * anything else (a global install, `node dist/cli.js`) is the plain `quantum-chat`.
+ * us): a bin in a `node_modules/.bin` (npx's cache or a project's own install) is run as
+ * `npx @quantum-chat/server`; anything else (a global install, `node dist/cli.js`) is the
+ * plain `quantum-chat`.
  */
 export function cliName(env: Readonly<Record<string, string | undefined>>, scriptPath: string | undefined): string {
   if (env.QUANTUM_CHAT_CLI_NAME) return env.QUANTUM_CHAT_CLI_NAME;
   const segments = (scriptPath ?? '').split(/[\\/]/);
-  if (segments.includes('_npx')) return 'npx @quantum-chat/server';
   const bin = segments.lastIndexOf('.bin');
-  if (bin > 0 && segments[bin - 1] === 'node_modules') return 'npx quantum-chat';
+  if (bin > 0 && segments[bin - 1] === 'node_modules') return 'npx @quantum-chat/server';
   return 'quantum-chat';
 }
 
