@@ -14,7 +14,7 @@ export default defineConfig([
   },
   {
     // The pages' scripts, with @quantum-chat/client bundled in: the server serves them as files.
-    entry: { playground: 'src/browser/playground/main.ts', docs: 'src/browser/docs/main.ts' },
+    entry: { playground: 'src/browser/playground/main.ts', docs: 'src/browser/docs/main.ts', usage: 'src/browser/usage/main.ts' },
     outDir: 'dist/static',
     format: ['esm'],
     platform: 'browser',

@@ -9,6 +9,10 @@ export interface QuantumChatWebOptions {
   playgroundPath?: string;
   /** The API reference page: `/docs` by default. */
   docsPath?: string;
+  /** The usage view (tokens per model per day, from the admin API): `/usage` by default. */
+  usagePath?: string;
+  /** Where the usage view calls the admin API, as the browser sees it: `/admin/v1` by default. */
+  adminApiBasePath?: string;
   /** Where the pages' scripts and stylesheet are served: `/assets` by default. */
   assetsPath?: string;
   /** Where the built pages are read from; the package's own `dist/static/` by default. */
@@ -33,7 +37,8 @@ const escapeAttribute = (value: string) => value.replace(/&/gu, '&amp;').replace
 const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/u, '') : path);
 
 /**
- * The playground (`GET /`) and the API reference (`GET /docs`) of the Quantum chat server,
+ * The playground (`GET /`), the API reference (`GET /docs`) and the usage view (`GET /usage`,
+ * for the admin, from the admin API) of the Quantum chat server,
  * served from this package's built files: nothing is fetched from anywhere else, so both work
  * offline. The reference renders the API's own `/openapi.json`; the playground calls the API
  * with `@quantum-chat/client`. Unknown asset names go to the app's not-found handler.
@@ -48,19 +53,23 @@ export const quantumChatWeb: FastifyPluginAsync<QuantumChatWebOptions> = async (
   const apiBase = trimSlash(options.apiBasePath ?? '/v1');
   const playgroundPath = trimSlash(options.playgroundPath ?? '/');
   const docsPath = trimSlash(options.docsPath ?? '/docs');
+  const usagePath = trimSlash(options.usagePath ?? '/usage');
+  const adminApiBase = trimSlash(options.adminApiBasePath ?? '/admin/v1');
   const assetsPath = trimSlash(options.assetsPath ?? '/assets');
   // The pages are templates: they learn where the API, the other page and the assets are.
   const values: Record<string, string> = {
     API_BASE: apiBase,
+    ADMIN_API_BASE: adminApiBase,
     ASSETS: `${prefix}${assetsPath}`,
     DOCS: `${prefix}${docsPath}`,
+    USAGE: `${prefix}${usagePath}`,
     PLAYGROUND: `${prefix}${playgroundPath}` || '/',
   };
   const pages = new Map<string, Promise<string>>();
   const render = (name: string) => {
     let page = pages.get(name);
     if (page === undefined) {
-      page = files.read(name).then(({ body }) => String(body).replace(/%(API_BASE|ASSETS|DOCS|PLAYGROUND)%/gu, (_, key: string) => escapeAttribute(values[key]!)));
+      page = files.read(name).then(({ body }) => String(body).replace(/%(API_BASE|ADMIN_API_BASE|ASSETS|DOCS|USAGE|PLAYGROUND)%/gu, (_, key: string) => escapeAttribute(values[key]!)));
       page.catch(() => pages.delete(name));
       pages.set(name, page);
     }
@@ -72,6 +81,7 @@ export const quantumChatWeb: FastifyPluginAsync<QuantumChatWebOptions> = async (
   fastify.get(playgroundPath, (_request, reply) => sendPage(reply, 'playground.html'));
   fastify.get(docsPath, (_request, reply) => sendPage(reply, 'docs.html'));
   if (docsPath !== '/') fastify.get(`${docsPath}/`, (_request, reply) => reply.redirect(`${prefix}${docsPath}`));
+  fastify.get(usagePath, (_request, reply) => sendPage(reply, 'usage.html'));
 
   const served = new Set<string>(assetNames);
   fastify.get<{ Params: { name: string } }>(`${assetsPath}/:name`, async (request, reply) => {

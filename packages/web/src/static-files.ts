@@ -17,7 +17,7 @@ const contentTypes: Readonly<Record<string, string>> = {
 };
 
 /** The only files served: a fixed list, so no request path ever reaches the file system. */
-export const assetNames = ['playground.js', 'playground.js.map', 'docs.js', 'docs.js.map', 'styles.css', 'favicon.svg'] as const;
+export const assetNames = ['playground.js', 'playground.js.map', 'docs.js', 'docs.js.map', 'usage.js', 'usage.js.map', 'styles.css', 'favicon.svg'] as const;
 
 export interface StaticFile {
   body: Buffer | string;

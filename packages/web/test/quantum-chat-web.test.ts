@@ -26,7 +26,7 @@ describe('quantumChatWeb', () => {
 
   it('should load nothing from elsewhere: no absolute URLs in the pages, and a CSP that allows only this origin', async () => {
     const app = await createApp();
-    for (const path of ['/', '/docs']) {
+    for (const path of ['/', '/docs', '/usage']) {
       const page = await app.inject(path);
       expect(page.body).not.toMatch(/(src|href)="(https?:)?\/\//u);
       expect(page.headers['content-security-policy']).toContain("default-src 'none'; script-src 'self'");
@@ -42,7 +42,18 @@ describe('quantumChatWeb', () => {
     expect(script.body).toContain('/chat/completions');
     expect((await app.inject('/assets/styles.css')).headers['content-type']).toBe('text/css; charset=utf-8');
     expect((await app.inject('/assets/docs.js')).statusCode).toBe(200);
+    expect((await app.inject('/assets/usage.js')).body).toContain('/usage');
     expect((await app.inject({ method: 'HEAD', url: '/docs' })).statusCode).toBe(200);
+  });
+
+  it('should serve the usage view at /usage, pointing at the admin API, and link it from every page', async () => {
+    const app = await createApp();
+    const usage = await app.inject('/usage');
+    expect(usage.statusCode).toBe(200);
+    expect(usage.body).toContain('<meta name="quantum-chat-admin-api" content="/admin/v1" />');
+    expect(usage.body).toContain('<script type="module" src="/assets/usage.js"></script>');
+    expect(usage.body).toContain('<a href="/usage" aria-current="page">Usage</a>');
+    for (const path of ['/', '/docs']) expect((await app.inject(path)).body).toContain('<a href="/usage">Usage</a>');
   });
 
   it("should leave unknown asset names and paths outside the list to the app's not-found handler", async () => {
@@ -62,7 +73,7 @@ describe('quantumChatWeb', () => {
   });
 
   it('should follow its prefix and options in every link', async () => {
-    const app = await createApp({ apiBasePath: '/compat/v1/', docsPath: '/reference', assetsPath: '/static' }, '/web');
+    const app = await createApp({ apiBasePath: '/compat/v1/', docsPath: '/reference', assetsPath: '/static', usagePath: '/stats', adminApiBasePath: '/ops/admin/' }, '/web');
     const page = await app.inject('/web/reference');
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('content="/compat/v1"');
@@ -70,5 +81,7 @@ describe('quantumChatWeb', () => {
     expect(page.body).toContain('<a href="/web/">Playground</a>');
     expect((await app.inject('/web/static/docs.js')).statusCode).toBe(200);
     expect((await app.inject('/web/')).statusCode).toBe(200);
+    expect(page.body).toContain('<a href="/web/stats">Usage</a>');
+    expect((await app.inject('/web/stats')).body).toContain('content="/ops/admin"');
   });
 });

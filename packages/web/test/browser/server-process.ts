@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,12 +30,29 @@ function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
  * const server = await startServerProcess({ reference: { tokensPerSecond: 40 } });
  * onTestFinished(() => server.dispose());
  */
-export async function startServerProcess(config: Record<string, unknown> = {}): Promise<ServerProcess> {
+export interface StartOptions {
+  /**
+   * Runs on the data directory before the server starts (a store seeded with history). A
+   * seeded store has organisations, so the server prints no first-start key: `testKey` is ''.
+   */
+  beforeStart?: (dataDir: string) => Promise<void>;
+}
+
+export async function startServerProcess(config: Record<string, unknown> = {}, options: StartOptions = {}): Promise<ServerProcess> {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the server first (pnpm turbo run build --filter=@quantum-chat/server...).`);
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-web-'));
   const dataDir = join(directory, 'data');
   const configPath = join(directory, 'quantum-chat.config.json');
   writeFileSync(configPath, JSON.stringify({ dataDir, logLevel: 'warn', ...config }));
+  if (options.beforeStart !== undefined) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    try {
+      await options.beforeStart(dataDir);
+    } catch (error) {
+      rmSync(directory, { recursive: true, force: true });
+      throw error;
+    }
+  }
   const child = run(['serve', '--config', configPath], { HOST: '127.0.0.1', PORT: '0' });
   let stdout = '';
   let stderr = '';
@@ -55,7 +72,7 @@ export async function startServerProcess(config: Record<string, unknown> = {}): 
     // The first start's key is on stderr, written before the banner (the pipes are read independently).
     const check = () => {
       const origin = /listening on (http:\/\/127\.0\.0\.1:\d+)/u.exec(stdout)?.[1];
-      const testKey = /API key: (qc_test_\w+)/u.exec(stderr)?.[1];
+      const testKey = options.beforeStart !== undefined ? '' : /API key: (qc_test_\w+)/u.exec(stderr)?.[1];
       if (origin === undefined || testKey === undefined) return;
       clearTimeout(timer);
       resolve({ origin, testKey });
