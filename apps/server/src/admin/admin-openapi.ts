@@ -45,6 +45,7 @@ const adminStatusCodes: Record<number, string[]> = {
   409: ['organisation_exists', 'key_revoked', 'key_expired'],
   413: ['request_too_large'],
   415: ['unsupported_media_type'],
+  503: ['store_unavailable'],
 };
 
 function typeOf(code: string): string {
@@ -57,7 +58,8 @@ function errorResponses(statuses: number[]): JsonObject {
       const codes = adminStatusCodes[status]!;
       const types = [...new Set(codes.map(typeOf))];
       const description = `The error envelope. ${types.map((type) => `\`${type}\`: ${codes.filter((code) => typeOf(code) === type).map((code) => `\`${code}\``).join(', ')}`).join('; ')}.`;
-      return [String(status), { description, headers: requestIdHeader, content: jsonContent(ref('ErrorEnvelope')) }];
+      const headers = status === 503 ? { ...requestIdHeader, 'retry-after': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' } } : requestIdHeader;
+      return [String(status), { description, headers, content: jsonContent(ref('ErrorEnvelope')) }];
     }),
   );
 }
@@ -96,7 +98,7 @@ function operation(spec: OperationSpec): JsonObject {
     responses: {
       [String(spec.success.status)]: { description: spec.success.description, headers: requestIdHeader, content: jsonContent(ref(spec.success.schema)) },
       // 404: also every path while the admin API is off.
-      ...errorResponses([...new Set([400, 401, 404, 405, ...spec.errors])].sort()),
+      ...errorResponses([...new Set([400, 401, 404, 405, 503, ...spec.errors])].sort()),
     },
   };
 }

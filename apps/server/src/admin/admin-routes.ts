@@ -83,6 +83,10 @@ function checkMethodAndToken(request: FastifyRequest, verifyToken: AdminRoutesOp
   request.adminIdentity = identity;
 }
 
+function storeUnavailable(cause: unknown): QuantumChatError {
+  return new QuantumChatError('store_unavailable', 'The store did not answer; retry the request shortly.', { cause, headers: { 'retry-after': '1', 'retry-after-ms': '1000' } });
+}
+
 /** A body Fastify refused before the route ran, worded as the core words it. */
 function bodyError(error: { statusCode?: number; code?: string }, request: FastifyRequest): unknown {
   if (error.statusCode === 413) return hostStatusError(413, { maxBodyBytes: adminBodyLimitBytes });
@@ -113,10 +117,11 @@ export const adminApiRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (fas
     checkMethodAndToken(request, options.verifyToken);
   });
   fastify.setErrorHandler((error, request, reply) => {
-    const known = error instanceof AdminApiError || QuantumChatError.isInstance(error);
-    const mapped = known ? error : bodyError(error as { statusCode?: number }, request);
-    if (!known && (error as { statusCode?: number }).statusCode === undefined) request.log.error({ err: error }, 'admin request failed');
-    return sendAdminError(reply, mapped);
+    if (error instanceof AdminApiError || QuantumChatError.isInstance(error)) return sendAdminError(reply, error);
+    if ((error as { statusCode?: number }).statusCode !== undefined) return sendAdminError(reply, bodyError(error as { statusCode?: number }, request));
+    // Past the checks, what fails is the store (down, locked, restarting): say so, with a wait.
+    request.log.error({ err: error }, 'admin request failed');
+    return sendAdminError(reply, storeUnavailable(error));
   });
 
   for (const [path, operations] of Object.entries(adminRoutes)) {

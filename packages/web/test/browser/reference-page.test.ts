@@ -29,7 +29,7 @@ describe.skipIf(!chromiumAvailable)('the API reference page in headless Chromium
     // The admin API: its own section, its own token, under /admin/v1 (off on this server, as it says).
     expect(await page.locator('#admin-api + .description').textContent()).toContain('off');
     expect(await page.locator('#op-adminRotateKey .auth').textContent()).toContain('Required: Authorization: Bearer <admin token>');
-    expect(await page.locator('#op-adminCreateKey .response .status').allTextContents()).toEqual(['201', '400', '401', '404', '405', '413', '415']);
+    expect(await page.locator('#op-adminCreateKey .response .status').allTextContents()).toEqual(['201', '400', '401', '404', '405', '413', '415', '503']);
     expect(await page.locator('.facts dd code').first().textContent()).toBe(`${server.origin}/v1`);
     const chat = page.locator('#op-createChatCompletion');
     expect(await chat.locator('.property-name code').allTextContents()).toContain('x-stream-format');
