@@ -11,7 +11,8 @@ const limitValue = z.int().min(0).describe('A whole number.');
 
 /** Unix seconds, or an ISO 8601 time with its offset (`2027-01-31T00:00:00Z`). */
 export const timeInputSchema = z
-  .union([z.int().min(0), z.iso.datetime({ offset: true })])
+  // At most the last second of the year 9999, as ISO 8601 can write it.
+  .union([z.int().min(0).max(253_402_300_799), z.iso.datetime({ offset: true })])
   .describe('Unix seconds, or an ISO 8601 time with its offset such as `2027-01-31T00:00:00Z`.');
 
 /** An organisation's name as the admin API creates it: what URLs, logs and limit buckets can carry as is. */
