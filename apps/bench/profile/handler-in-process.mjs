@@ -1,8 +1,8 @@
 // handler.handle() alone, in process: µs of CPU per JSON request, 5 rounds of 50,000.
 // taskset -c 0 node --cpu-prof --cpu-prof-dir=/tmp/prof apps/bench/profile/handler-in-process.mjs
-import { createChatHandler } from '@quantum-chat/core';
+import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createFixedEngine, jsonRequestBody, requestHeaders } from '../src/lib/fixtures.mjs';
-const handler = createChatHandler({ engine: createFixedEngine() });
+const handler = createChatHandler({ engine: createFixedEngine(), accessControl: insecureAcceptAnyApiKey() });
 const bytes = Buffer.from(jsonRequestBody);
 // The request is its own connection, as the Node bridge makes it (`createNodeChatRequest`).
 class BenchRequest {

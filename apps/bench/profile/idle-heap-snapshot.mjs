@@ -2,10 +2,10 @@
 // node --expose-gc apps/bench/profile/idle-heap-snapshot.mjs
 import v8 from 'node:v8';
 import { EventEmitter } from 'node:events';
-import { createChatHandler } from '@quantum-chat/core';
+import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createNodeChatRequest } from '@quantum-chat/core/node';
 import { createFixedEngine, requestHeaders, streamRequestBody } from '../src/lib/fixtures.mjs';
-const handler = createChatHandler({ engine: createFixedEngine({ mode: 'idle' }) });
+const handler = createChatHandler({ engine: createFixedEngine({ mode: 'idle' }), accessControl: insecureAcceptAnyApiKey() });
 const bytes = Buffer.from(streamRequestBody);
 const keep = [];
 // Requests as the adapters make them: a Node response stand-in that never closes.

@@ -1,7 +1,7 @@
 // A smoke test of the benchmark's own fixtures, so that a broken bench is caught by the test
 // run without timing anything: the three decoders agree on the stream, the three encoders
 // write the same bytes, and the bare routes' frames are the handler's frames.
-import { createChatHandler, createSseDecoder } from '@quantum-chat/core';
+import { createChatHandler, createSseDecoder, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { connectionFromSignal } from '@quantum-chat/core/host';
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
@@ -48,7 +48,7 @@ describe('the benchmark stream', () => {
 
 describe('the bare routes', () => {
   it('should write the same frames as the handler, apart from the id and clock', async () => {
-    const handler = createChatHandler({ engine: createFixedEngine() });
+    const handler = createChatHandler({ engine: createFixedEngine(), accessControl: insecureAcceptAnyApiKey() });
     const response = await handler.handle({
       method: 'POST',
       path: '/chat/completions',

@@ -1,3 +1,4 @@
+import { insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import type { AddressInfo } from 'node:net';
 import type { ChatHandlerOptions } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
@@ -18,7 +19,7 @@ export async function startQuantumServer(options: Partial<ChatHandlerOptions> = 
   // forceCloseConnections: after a fetch is aborted mid-stream, undici opens a spare
   // connection that never carries a request (nodejs/undici#5845); `close()` must not wait for it.
   const app = Fastify({ forceCloseConnections: true });
-  await app.register(fastifyQuantumChat, { prefix: '/v1', engine: createReferenceEngine(), keepAliveIntervalMs: 0, ...options });
+  await app.register(fastifyQuantumChat, { prefix: '/v1', accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine(), keepAliveIntervalMs: 0, ...options });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   return { baseUrl: `http://127.0.0.1:${port}/v1`, close: () => app.close() };

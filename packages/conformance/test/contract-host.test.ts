@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { createChatHandler, generateApiKey, type ChatEngine, type ChatHandler, type ChatRequestRecord } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, createChatHandler, generateApiKey, type ChatEngine, type ChatHandler, type ChatRequestRecord } from '@quantum-chat/core';
 import type { ChatHttpReadBody, ClientConnection } from '@quantum-chat/core/host';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runServerConformance } from '../src/index.js';
@@ -163,7 +163,7 @@ describe('a host written from the documented contract', () => {
     const aborted = new Promise<void>((resolve) => (engineAborted = resolve));
     let settle!: (record: ChatRequestRecord) => void;
     const settled = new Promise<ChatRequestRecord>((resolve) => (settle = resolve));
-    const handler = createChatHandler({ engine: floodingEngine(() => engineAborted()), stallTimeoutMs: 200, keepAliveIntervalMs: 0, onRequestSettled: settle });
+    const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: floodingEngine(() => engineAborted()), stallTimeoutMs: 200, keepAliveIntervalMs: 0, onRequestSettled: settle });
     const { server, port } = await listen(handler);
     const serverSocketClosed = new Promise<void>((resolve) => server.once('connection', (socket: Socket) => socket.once('close', () => resolve())));
 
@@ -185,7 +185,7 @@ describe('a host written from the documented contract', () => {
     const aborted = new Promise<void>((resolve) => (engineAborted = resolve));
     let settle!: (record: ChatRequestRecord) => void;
     const settled = new Promise<ChatRequestRecord>((resolve) => (settle = resolve));
-    const handler = createChatHandler({ engine: floodingEngine(() => engineAborted()), stallTimeoutMs: 0, onRequestSettled: settle });
+    const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: floodingEngine(() => engineAborted()), stallTimeoutMs: 0, onRequestSettled: settle });
     const { port } = await listen(handler);
     const client = connect(port, '127.0.0.1');
     sockets.push(client);
@@ -205,8 +205,8 @@ describe('a host written from the documented contract', () => {
       },
     };
     const body = JSON.stringify({ model: 'quantum-flash', messages: [{ role: 'user', content: 'y'.repeat(2 * 1024 * 1024) }] });
-    const large = await listen(createChatHandler({ engine, maxBodyBytes: 10 * 1024 * 1024 }));
-    const small = await listen(createChatHandler({ engine, maxBodyBytes: 1024 }));
+    const large = await listen(createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine, maxBodyBytes: 10 * 1024 * 1024 }));
+    const small = await listen(createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine, maxBodyBytes: 1024 }));
     const post = (port: number) =>
       fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
     expect((await post(large.port)).status).toBe(200);

@@ -1,4 +1,4 @@
-import { createChatHandler, generateApiKey, type ChatEngine } from '@quantum-chat/core';
+import { createChatHandler, generateApiKey, staticApiKeys, type ChatEngine } from '@quantum-chat/core';
 
 // An engine is any object with `generate`: it yields reasoning, content or tool-call events, then `finish`.
 const shout: ChatEngine = {
@@ -12,13 +12,15 @@ const shout: ChatEngine = {
   },
 };
 
-const handler = createChatHandler({ engine: shout });
+// Who may call: the keys you list (a fresh test key here). There is no open default.
+const apiKey = generateApiKey('test');
+const handler = createChatHandler({ engine: shout, accessControl: staticApiKeys([apiKey]) });
 
 // The fetch face: for Hono, Bun, Deno, workers and in-process tests. Node hosts use `handler.handle`.
 const response = await handler.fetch(
   new Request('http://localhost/v1/chat/completions', {
     method: 'POST',
-    headers: { authorization: `Bearer ${generateApiKey('test')}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'quantum-flash', messages: [{ role: 'user', content: 'hello' }] }),
   }),
 );

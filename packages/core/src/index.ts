@@ -80,6 +80,8 @@ export { toErrorEnvelope } from './errors/to-error-envelope.js';
 export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } from './auth/parse-api-key.js';
 export type { ApiKeyKind, ApiKeyPrefixes, ParsedApiKey } from './auth/parse-api-key.js';
 export { createFormatOnlyAccessControl } from './auth/access-control.js';
+export { insecureAcceptAnyApiKey, staticApiKeys } from './auth/static-api-keys.js';
+export type { StaticApiKey, StaticApiKeysOptions } from './auth/static-api-keys.js';
 export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, AdmissionProgress, Principal } from './auth/access-control.js';
 export { verifySignature, findMatchingSignature, signRequestBody, parseSignatureHeader, defaultSignatureToleranceSeconds, maxSignatureValues } from './auth/verify-signature.js';
 export { createMemoryReplayGuard } from './auth/signature-replay-guard.js';

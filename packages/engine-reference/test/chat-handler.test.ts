@@ -1,9 +1,9 @@
-import { createChatHandler, generateApiKey } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, createChatHandler, generateApiKey } from '@quantum-chat/core';
 import { describe, expect, it } from 'vitest';
 import { createReferenceEngine } from '../src/index.js';
 import { weatherTool } from './request-fixtures.js';
 
-const handler = createChatHandler({ engine: createReferenceEngine(), generateId: () => 'fixed0000000000000000000000', now: () => 1_700_000_000_000 });
+const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine(), generateId: () => 'fixed0000000000000000000000', now: () => 1_700_000_000_000 });
 const apiKey = generateApiKey('test');
 
 function post(body: unknown): Promise<Response> {

@@ -1,8 +1,9 @@
-import { createChatHandler, createModelRegistry } from '@quantum-chat/core';
+import { createChatHandler, createModelRegistry, staticApiKeys } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { createUpstreamEngine } from '@quantum-chat/engine-upstream';
 
 const handler = createChatHandler({
+  accessControl: staticApiKeys([process.env.QUANTUM_CHAT_API_KEY!]),
   registry: createModelRegistry({
     engine: createReferenceEngine(),
     engines: {

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { builtinModels, createModelRegistry, type ChatEngine } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, builtinModels, createModelRegistry, type ChatEngine } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -72,13 +72,13 @@ describe.each([
   beforeAll(async () => {
     back = Fastify();
     const engine = createReferenceEngine();
-    await back.register(fastifyQuantumChat, { prefix: '/v1', engine });
-    await back.register(fastifyQuantumChat, { prefix: '/compat/v1', engine, streamFormat: 'openai' });
+    await back.register(fastifyQuantumChat, { prefix: '/v1', accessControl: insecureAcceptAnyApiKey(), engine });
+    await back.register(fastifyQuantumChat, { prefix: '/compat/v1', accessControl: insecureAcceptAnyApiKey(), engine, streamFormat: 'openai' });
     await back.listen({ port: 0, host: '127.0.0.1' });
     backUrl = `http://127.0.0.1:${(back.server.address() as AddressInfo).port}`;
     const engines: Record<string, ChatEngine> = {};
     for (const model of builtinModels) engines[model.id] = createUpstreamEngine({ baseUrl: `${backUrl}${path}`, model: model.id, apiKey });
-    front = await startFrontServer('fastify', { registry: createModelRegistry({ engine: createReferenceEngine(), engines }) });
+    front = await startFrontServer('fastify', { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine: createReferenceEngine(), engines }) });
   });
   afterAll(async () => {
     await front.close();

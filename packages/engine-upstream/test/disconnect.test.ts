@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { createModelRegistry } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, createModelRegistry } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamEngine } from '../src/index.js';
 import { postChat, startFrontServer, type AdapterKind, type FrontServer } from './helpers/start-front-server.js';
@@ -32,7 +32,7 @@ describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream 
       }
     });
     const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'm' });
-    front = await startFrontServer(kind, { registry: createModelRegistry({ engine }) });
+    front = await startFrontServer(kind, { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine }) });
   });
   afterAll(async () => {
     await front.close();

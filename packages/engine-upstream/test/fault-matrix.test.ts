@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createModelRegistry } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, createModelRegistry } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamEngine } from '../src/index.js';
 import { readSpecStream } from './helpers/read-spec-stream.js';
@@ -119,7 +119,7 @@ describe.each<AdapterKind>(['fastify', 'express'])('the fault matrix through %s'
     const options = { model: 'm', firstTokenTimeoutMs: timeoutMs, idleTimeoutMs: timeoutMs };
     const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, ...options });
     const refused = createUpstreamEngine({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, ...options });
-    front = await startFrontServer(kind, { registry: createModelRegistry({ engine, engines: { 'quantum-lite': refused } }) });
+    front = await startFrontServer(kind, { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine, engines: { 'quantum-lite': refused } }) });
   });
   afterAll(async () => {
     await front.close();

@@ -1,4 +1,4 @@
-import { createModelRegistry } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, createModelRegistry } from '@quantum-chat/core';
 import { loadClientFixtures } from '@quantum-chat/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamEngine } from '../src/index.js';
@@ -25,7 +25,7 @@ describe('dialects relayed through Fastify', () => {
   beforeAll(async () => {
     upstream = await startUpstreamServer((_request, response) => sendTranscript(response, playing));
     const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'upstream-model' });
-    front = await startFrontServer('fastify', { registry: createModelRegistry({ engine }), generateId: (kind) => ids(kind), now: fixedNow });
+    front = await startFrontServer('fastify', { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine }), generateId: (kind) => ids(kind), now: fixedNow });
   });
   afterAll(async () => {
     await front.close();

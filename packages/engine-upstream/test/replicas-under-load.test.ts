@@ -4,6 +4,7 @@
  * and later brought back, one answering 429, one hanging. No client whose request had not yet
  * received a token may see a failure.
  */
+import { insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamEngine, type UpstreamRequestEnd } from '../src/index.js';
 import { apiKey, startFrontServer, type FrontServer } from './helpers/start-front-server.js';
@@ -84,7 +85,7 @@ async function setUp(replicas: Replica[], firstTokenTimeoutMs: number) {
       return { end: (outcome) => void attempts.push({ replica, outcome }) };
     },
   });
-  const front = await startFrontServer('fastify', { engine, keepAliveIntervalMs: 0 });
+  const front = await startFrontServer('fastify', { engine, accessControl: insecureAcceptAnyApiKey(), keepAliveIntervalMs: 0 });
   closers.push(() => front.close());
   return { front, attempts };
 }

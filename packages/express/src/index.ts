@@ -1,3 +1,5 @@
 // @quantum-chat/express: mount the Quantum chat API in an Express app.
 export { createExpressRouter, quantumChatErrorHandler } from './create-express-router.js';
 export type { ExpressRouterOptions } from './create-express-router.js';
+// Who may call the API, re-exported so an app needs no direct import of the core.
+export { insecureAcceptAnyApiKey, staticApiKeys } from '@quantum-chat/core';

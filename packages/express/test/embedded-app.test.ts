@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { generateApiKey } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, generateApiKey } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   app.post('/echo', (req, res) => {
     res.json({ echoed: req.body });
   });
-  app.use('/api/v1', createExpressRouter({ engine: createReferenceEngine() }));
+  app.use('/api/v1', createExpressRouter({ accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine() }));
   app.use('/api/v1', quantumChatErrorHandler);
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     res.status(400).json({ hostError: String(error).slice(0, 20) });

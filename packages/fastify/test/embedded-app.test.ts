@@ -1,4 +1,4 @@
-import { generateApiKey } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, generateApiKey } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ beforeAll(async () => {
   });
   app.post('/echo', async (request) => ({ echoed: request.body }));
   app.setErrorHandler((error: { code?: string }, _request, reply) => reply.code(400).send({ hostError: error.code ?? 'unknown' }));
-  await app.register(fastifyQuantumChat, { prefix: '/api/v1', engine: createReferenceEngine() });
+  await app.register(fastifyQuantumChat, { prefix: '/api/v1', accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine() });
   baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(() => app.close());

@@ -1,4 +1,4 @@
-import { createFormatOnlyAccessControl, type AccessControl, type AdmissionOutcome } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, type AccessControl, type AdmissionOutcome } from '@quantum-chat/core';
 
 /** An access control that counts reservations: every `admit` must be settled exactly once. */
 export interface CountingAccessControl {
@@ -13,7 +13,7 @@ export interface CountingAccessControl {
 }
 
 export function createCountingAccessControl(): CountingAccessControl {
-  const base = createFormatOnlyAccessControl();
+  const base = insecureAcceptAnyApiKey();
   const counts: CountingAccessControl = {
     admitted: 0,
     settled: 0,

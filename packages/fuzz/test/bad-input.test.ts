@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorEnvelopeSchema, findToolSchemaProblem, generateApiKey, validateChatRequest } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, errorEnvelopeSchema, findToolSchemaProblem, generateApiKey, validateChatRequest } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { badInputCases, deeplyNested, type BadInputCase } from '../src/bad-input-cases.js';
@@ -18,9 +18,9 @@ let expressWithGlobalJson: Host;
 
 beforeAll(async () => {
   const engine = createReferenceEngine();
-  express = await startExpressHost({ engine });
-  fastify = await startFastifyHost({ engine });
-  expressWithGlobalJson = await startExpressHost({ engine }, { globalJson: true });
+  express = await startExpressHost({ accessControl: insecureAcceptAnyApiKey(), engine });
+  fastify = await startFastifyHost({ accessControl: insecureAcceptAnyApiKey(), engine });
+  expressWithGlobalJson = await startExpressHost({ accessControl: insecureAcceptAnyApiKey(), engine }, { globalJson: true });
 });
 afterAll(async () => {
   agent.destroy();

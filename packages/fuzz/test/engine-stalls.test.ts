@@ -9,13 +9,13 @@
  * tool whose schema does not fit it is not called (the engine says so in text); long runs
  * without a break are tokenized in pieces of at most 256 code units.
  */
-import { createChatHandler, generateApiKey } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, createChatHandler, generateApiKey } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { describe, expect, it } from 'vitest';
 import { startStallMonitor } from '../src/stall-monitor.js';
 
 const key = generateApiKey('test');
-const handler = createChatHandler({ engine: createReferenceEngine() });
+const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine() });
 const tool = (parameters: unknown) => [{ type: 'function', function: { name: 'lookup', parameters } }];
 
 async function maxStallOf(fields: Record<string, unknown>): Promise<number> {

@@ -1,3 +1,4 @@
+import { insecureAcceptAnyApiKey } from '@quantum-chat/core';
 /**
  * The fuzz suite. fast-check generates requests, mostly malformed and
  * adversarial, and sends the same bytes to an Express and a Fastify host over real HTTP.
@@ -29,7 +30,7 @@ beforeAll(async () => {
   const engine = createReferenceEngine();
   // Reporting only: a 5xx fails the property, and its cause is shown with it.
   const onError = (error: unknown) => serverErrors.push(error);
-  hosts.push(await startExpressHost({ engine, onError }), await startFastifyHost({ engine, onError }));
+  hosts.push(await startExpressHost({ accessControl: insecureAcceptAnyApiKey(), engine, onError }), await startFastifyHost({ accessControl: insecureAcceptAnyApiKey(), engine, onError }));
   for (const host of hosts) agents.set(host, new Agent({ keepAlive: true, maxSockets: 8 }));
 });
 

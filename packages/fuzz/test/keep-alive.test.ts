@@ -1,6 +1,6 @@
 /** Idle streams get `: keep-alive` comments, which keep them alive through an idle-timeout proxy. */
 import { request } from 'node:http';
-import { createChatHandler, generateApiKey, type ChatEngine, type ChatEngineEvent } from '@quantum-chat/core';
+import { createChatHandler, generateApiKey, insecureAcceptAnyApiKey, type ChatEngine, type ChatEngineEvent } from '@quantum-chat/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startIdleTimeoutProxy, type IdleTimeoutProxy } from '../src/idle-timeout-proxy.js';
 import { startExpressHost, startFastifyHost, type Host } from '../src/start-hosts.js';
@@ -60,7 +60,7 @@ async function behindProxy(host: Host): Promise<IdleTimeoutProxy> {
 describe('keep-alive comments', () => {
   it(`should keep a stream idle for ${idleMs / 1000} s alive through a proxy that drops connections idle for ${proxyIdleMs / 1000} s`, async () => {
     // 2 s instead of the default 15 s, so the test runs in one engine pause, not minutes.
-    const options = { engine: createSlowEngine(), keepAliveIntervalMs: 2000 };
+    const options = { engine: createSlowEngine(), accessControl: insecureAcceptAnyApiKey(), keepAliveIntervalMs: 2000 };
     const express = await behindProxy(await startExpressHost(options));
     const fastify = await behindProxy(await startFastifyHost(options));
     // The control: the same stream without keep-alives is cut by the proxy.

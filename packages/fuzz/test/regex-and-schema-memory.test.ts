@@ -1,6 +1,6 @@
 /** Patterns from requests never stall the event loop; distinct tool schemas never grow memory. */
 import { Agent } from 'node:http';
-import { createChatHandler, errorEnvelopeSchema, generateApiKey } from '@quantum-chat/core';
+import { createChatHandler, errorEnvelopeSchema, generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureMemory } from '../src/force-gc.js';
@@ -15,7 +15,7 @@ let hosts: Host[] = [];
 
 beforeAll(async () => {
   const engine = createReferenceEngine();
-  hosts = [await startExpressHost({ engine }), await startFastifyHost({ engine })];
+  hosts = [await startExpressHost({ engine, accessControl: insecureAcceptAnyApiKey() }), await startFastifyHost({ engine, accessControl: insecureAcceptAnyApiKey() })];
 });
 afterAll(async () => {
   agent.destroy();
@@ -68,7 +68,7 @@ describe('the ReDoS corpus', () => {
 
 describe('distinct tool schemas', () => {
   it('should keep the heap flat over 20,000 requests that each carry a schema never seen before', async () => {
-    const handler = createChatHandler({ engine: createReferenceEngine({ tokensPerSecond: 0 }) });
+    const handler = createChatHandler({ engine: createReferenceEngine({ tokensPerSecond: 0 }), accessControl: insecureAcceptAnyApiKey() });
     const send = async (index: number) => {
       const parameters = {
         type: 'object',

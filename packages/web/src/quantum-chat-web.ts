@@ -44,7 +44,7 @@ const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/u, '')
  * with `@quantum-chat/client`. Unknown asset names go to the app's not-found handler.
  *
  * @example
- * await app.register(fastifyQuantumChat, { prefix: '/v1', engine });
+ * await app.register(fastifyQuantumChat, { prefix: '/v1', engine, accessControl });
  * await app.register(quantumChatWeb, { apiBasePath: '/v1' });
  */
 export const quantumChatWeb: FastifyPluginAsync<QuantumChatWebOptions> = async (fastify, options) => {

@@ -1,5 +1,5 @@
 import { loadCases, type ConformanceCase } from '@quantum-chat/conformance';
-import { createChatHandler, type ChatEngine } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, createChatHandler, type ChatEngine } from '@quantum-chat/core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSchemaValidator } from './openapi-schemas.js';
@@ -21,7 +21,7 @@ const engine: ChatEngine = {
 
 /** The document exactly as a host serves it: `GET /v1/openapi.json` through the handler's fetch face. */
 async function fetchServedDocument(): Promise<Json> {
-  const response = await createChatHandler({ engine }).fetch(new Request('http://127.0.0.1/v1/openapi.json'));
+  const response = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine }).fetch(new Request('http://127.0.0.1/v1/openapi.json'));
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/u);
   return (await response.json()) as Json;

@@ -4,7 +4,7 @@
 // back-to-back, paced, idle. The parent asks for CPU time, memory and live streams over IPC.
 import { once } from 'node:events';
 import http from 'node:http';
-import { createChatHandler } from '@quantum-chat/core';
+import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { connectionFromSignal, readChatRequest, writeChatResponse } from '@quantum-chat/core/node';
 import { createExpressRouter } from '@quantum-chat/express';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
@@ -17,11 +17,11 @@ import { completionSchema, createBareFrames, sseHeaders } from './bare-responses
 const [variant, mode = 'back-to-back'] = process.argv.slice(2);
 const live = { count: 0 };
 const engine = createFixedEngine({ mode, live });
-const handler = createChatHandler({ engine });
+const handler = createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() });
 
 // The bytes the bare routes answer with: the handler's own answer to the same request (from
 // an unpaced engine: the idle one never answers).
-const sample = await createChatHandler({ engine: createFixedEngine() }).handle({
+const sample = await createChatHandler({ engine: createFixedEngine(), accessControl: insecureAcceptAnyApiKey() }).handle({
   method: 'POST',
   path: '/chat/completions',
   headers: requestHeaders,

@@ -1,5 +1,6 @@
 import type { Plan } from '../schemas/model.js';
 import type { ApiKeyKind, ParsedApiKey } from './parse-api-key.js';
+import { insecureAcceptAnyApiKey } from './static-api-keys.js';
 
 /** Who is calling: resolved from an API key. */
 export interface Principal {
@@ -62,12 +63,9 @@ export interface AccessControl {
 }
 
 /**
- * The access control used until a key store is plugged in: any well-formed key is accepted,
- * as organisation `default` on the given plan.
+ * @deprecated Renamed `insecureAcceptAnyApiKey`, which says what it does: any well-formed key
+ * is admitted. Kept so that existing code keeps compiling; it is no longer a default.
  */
 export function createFormatOnlyAccessControl(options: { plan?: Plan } = {}): AccessControl {
-  const plan = options.plan ?? 'elite';
-  return {
-    authenticate: async (key) => ({ keyId: key.display, organisationId: 'default', plan, kind: key.kind }),
-  };
+  return insecureAcceptAnyApiKey(options);
 }

@@ -1,3 +1,4 @@
+import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { generateApiKey } from '../auth/parse-api-key.js';
 import type { ChatEngine, ChatEngineEvent } from '../engine/chat-engine.js';
@@ -71,7 +72,7 @@ describe('observeRequest and onRequestSettled', () => {
     const { engine, release, entered } = gatedEngine(answer);
     const watch = watching();
     const settled: ChatRequestRecord[] = [];
-    const handler = createChatHandler({ engine, observeRequest: watch.observeRequest, onRequestSettled: (record) => settled.push(record) });
+    const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine, observeRequest: watch.observeRequest, onRequestSettled: (record) => settled.push(record) });
     const pending = handler.fetch(post({ model: 'quantum-reasoner', stream: true, messages }));
     await entered;
     vi.advanceTimersByTime(250);
@@ -102,7 +103,7 @@ describe('observeRequest and onRequestSettled', () => {
     const { engine, release } = gatedEngine(answer.slice(1, 2).concat(answer.slice(3)));
     release();
     const watch = watching();
-    const response = await createChatHandler({ engine, observeRequest: watch.observeRequest }).fetch(post({ model: 'quantum-lite', messages }));
+    const response = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine, observeRequest: watch.observeRequest }).fetch(post({ model: 'quantum-lite', messages }));
     expect(response.status).toBe(200);
     expect(watch.events).toEqual(['run', 'settled']);
     expect(watch.records[0]).toMatchObject({ model: 'quantum-lite', status: 200, stream: false, finishReason: 'stop', timeToFirstTokenMs: undefined });
@@ -111,7 +112,7 @@ describe('observeRequest and onRequestSettled', () => {
   it('should report requests refused before their engine ran, with their status and no tokens', async () => {
     const { engine } = gatedEngine(answer);
     const watch = watching();
-    const handler = createChatHandler({ engine, observeRequest: watch.observeRequest });
+    const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine, observeRequest: watch.observeRequest });
     const refused = [
       [post({ model: 'quantum-lite', messages, stream: true }, null), 401, { stream: true, model: '', principal: undefined }],
       [post({ model: 'quantum-lite', messages: [] }), 400, { stream: false, model: '', principal: { kind: 'live' } }],
@@ -133,7 +134,7 @@ describe('observeRequest and onRequestSettled', () => {
       },
     };
     const watch = watching();
-    const response = await createChatHandler({ engine, observeRequest: watch.observeRequest }).fetch(post({ model: 'quantum-flash', messages, stream: true }));
+    const response = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine, observeRequest: watch.observeRequest }).fetch(post({ model: 'quantum-flash', messages, stream: true }));
     expect(response.status).toBe(503);
     expect(watch.events).toEqual(['run', 'settled']);
     expect(watch.records[0]).toMatchObject({ model: 'quantum-flash', status: 503, stream: true, interrupted: true });
@@ -151,6 +152,7 @@ describe('observeRequest and onRequestSettled', () => {
       },
     };
     const handler = createChatHandler({
+      accessControl: insecureAcceptAnyApiKey(),
       engine,
       observeRequest: () => throwing,
       onRequestSettled: () => {

@@ -1,3 +1,4 @@
+import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import { describe, expect, it } from 'vitest';
 import type { ChatEngine, ChatEngineEvent } from '../engine/chat-engine.js';
 import { generateApiKey } from '../auth/parse-api-key.js';
@@ -33,7 +34,7 @@ function post(body: unknown, headers: Record<string, string> = {}) {
 }
 
 describe('createChatHandler', () => {
-  const handler = createChatHandler({ engine: scriptedEngine(answer), generateId: createSequentialIdGenerator(), now: () => 1_700_000_000_000 });
+  const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: scriptedEngine(answer), generateId: createSequentialIdGenerator(), now: () => 1_700_000_000_000 });
 
   it('should answer a plain request with a spec-shaped completion', async () => {
     const response = await handler.fetch(post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }], foo: 1 }));
@@ -88,7 +89,7 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
     { type: 'content', text: '!', logprobs: [logprob('!', -1)] },
     { type: 'finish', reason: 'stop', usage },
   ];
-  const handler = createChatHandler({ engine: scriptedEngine(scored), generateId: createSequentialIdGenerator(), now: () => 1_700_000_000_000 });
+  const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: scriptedEngine(scored), generateId: createSequentialIdGenerator(), now: () => 1_700_000_000_000 });
   const ask = (fields: Record<string, unknown> = {}) => post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }], ...fields });
 
   it('should return the tokens\' logprobs only when they were asked for', async () => {
@@ -116,7 +117,7 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
         yield* scriptedEngine(scored).generate(request, context);
       },
     };
-    const passing = createChatHandler({ engine });
+    const passing = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine });
     const response = await passing.fetch(ask({ top_k: 40, chat_template_kwargs: { enable_thinking: false } }));
     expect(response.status).toBe(200);
     expect(response.headers.get('x-quantum-ignored-params')).toBeNull();
@@ -131,7 +132,7 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
       engine: scriptedEngine(scored),
       models: [...builtinModels, { id: 'llama-3.1-8b', requiresPlan: null, reasoning: false, ownedBy: 'meta' }, { id: 'big-one', requiresPlan: 'elite', reasoning: false }],
     });
-    const withModels = createChatHandler({ registry });
+    const withModels = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), registry });
     const list = await (await withModels.fetch(new Request('http://127.0.0.1/v1/models'))).json();
     expect(list.data.map((model: { id: string; owned_by: string; requires_plan: string | null }) => [model.id, model.owned_by, model.requires_plan])).toEqual([
       ['quantum-lite', 'quantum', null],

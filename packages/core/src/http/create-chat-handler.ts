@@ -1,5 +1,5 @@
 import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
-import { createFormatOnlyAccessControl, type AccessControl, type Admission, type AdmissionProgress } from '../auth/access-control.js';
+import type { AccessControl, Admission, AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
@@ -25,8 +25,12 @@ export interface ChatHandlerOptions {
   registry?: ModelRegistry;
   /** The engine behind test keys (decisions §6): the reference engine in the ready server. */
   testEngine?: ChatEngine;
-  /** Keys, plans and limits; by default any well-formed key is accepted on the `elite` plan. */
-  accessControl?: AccessControl;
+  /**
+   * Who may call the API: required. `staticApiKeys([...])` for a fixed list of keys,
+   * `createAccessControl` from `@quantum-chat/access-control` for keys, plans and limits in a
+   * store, or `insecureAcceptAnyApiKey()` (tests and local demos only: anyone can call).
+   */
+  accessControl: AccessControl;
   apiKeyPrefixes?: ApiKeyPrefixes;
   /** Secrets for `X-Service-Signature` (several during a rotation). */
   signingSecrets?: readonly string[];
@@ -84,6 +88,15 @@ export interface ChatHandlerOptions {
   observeRequest?: (start: ChatRequestStart) => ChatRequestObserver | undefined;
 }
 
+/**
+ * Said when a handler is made without `accessControl`. There is no default: one that admitted
+ * any well-formed key left every copied example open to anyone.
+ */
+const missingAccessControl =
+  'createChatHandler needs `accessControl`: who may call this API? Use `staticApiKeys([process.env.QUANTUM_CHAT_API_KEY])` for a fixed list of keys, ' +
+  "`createAccessControl(...)` from '@quantum-chat/access-control' for keys, plans and limits in a store, " +
+  'or `insecureAcceptAnyApiKey()` to admit any well-formed key (tests and local demos only: anyone can call the API).';
+
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
 /** The request's id: a sane incoming `x-request-id` is kept, anything else replaced. */
@@ -107,7 +120,8 @@ function jsonResponse(status: number, headers: Record<string, string>, body: str
 export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const registry = options.registry ?? (options.engine ? createModelRegistry({ engine: options.engine }) : undefined);
   if (registry === undefined) throw new TypeError('createChatHandler needs an `engine` or a `registry`.');
-  const accessControl = options.accessControl ?? createFormatOnlyAccessControl();
+  const accessControl = options.accessControl;
+  if (accessControl === undefined) throw new TypeError(missingAccessControl);
   const generateId = options.generateId ?? generateRandomId;
   const now = options.now ?? Date.now;
   const observeRequest = options.observeRequest;

@@ -1,3 +1,4 @@
+import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../auth/parse-api-key.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
@@ -9,7 +10,7 @@ const engine: ChatEngine = {
     yield { type: 'finish', reason: 'stop', usage: { promptTokens: 1, completionTokens: 0, reasoningTokens: 0 } };
   },
 };
-const handler = createChatHandler({ engine });
+const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine });
 
 async function errorOf(response: Response): Promise<{ status: number; message: string; code: string; param: string | null }> {
   const { error } = (await response.json()) as { error: { message: string; code: string; param: string | null } };

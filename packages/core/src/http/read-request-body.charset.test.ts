@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../auth/parse-api-key.js';
+import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
 import { createChatHandler } from './create-chat-handler.js';
 
@@ -8,7 +9,7 @@ const engine: ChatEngine = {
     yield { type: 'finish', reason: 'stop', usage: { promptTokens: 1, completionTokens: 0, reasoningTokens: 0 } };
   },
 };
-const handler = createChatHandler({ engine });
+const handler = createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() });
 const key = generateApiKey('live');
 
 async function statusFor(contentType: string): Promise<[number, string | undefined]> {

@@ -3,6 +3,7 @@ import { createFormatOnlyAccessControl, type AccessControl } from '../auth/acces
 import { generateApiKey } from '../auth/parse-api-key.js';
 import { createMemoryReplayGuard } from '../auth/signature-replay-guard.js';
 import { signRequestBody } from '../auth/verify-signature.js';
+import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
 import { createChatHandler, type ChatHandlerOptions } from './create-chat-handler.js';
 
@@ -19,7 +20,7 @@ const engine: ChatEngine = {
 const body = new TextEncoder().encode(JSON.stringify({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }] }));
 
 function handlerWith(options: Partial<ChatHandlerOptions> = {}) {
-  return createChatHandler({ engine, signingSecrets: [secret], now: () => nowMs, ...options });
+  return createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey(), signingSecrets: [secret], now: () => nowMs, ...options });
 }
 
 async function send(handler: ReturnType<typeof createChatHandler>, signature?: string, bytes: Uint8Array<ArrayBuffer> = body) {
