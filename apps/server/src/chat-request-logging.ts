@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
  * form (prefix and last 4: `principal.keyId`), never whole.
  *
  * @example
- * createChatHandler({ engine, ...createChatRequestLogging(app.log) });
+ * createChatHandler({ engine, accessControl, ...createChatRequestLogging(app.log) });
  */
 export function createChatRequestLogging(log: FastifyBaseLogger): Pick<ChatHandlerOptions, 'onRequestSettled' | 'onError'> {
   return {

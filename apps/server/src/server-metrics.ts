@@ -29,7 +29,7 @@ export interface ServerMetrics {
  *
  * @example
  * const metrics = createServerMetrics();
- * createChatHandler({ engine, observeRequest: metrics.observeRequest });
+ * createChatHandler({ engine, accessControl, observeRequest: metrics.observeRequest });
  */
 export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();

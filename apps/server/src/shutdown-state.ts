@@ -17,7 +17,7 @@ export interface ShutdownState {
 /**
  * @example
  * const shutdown = createShutdownState();
- * createChatHandler({ engine, shutdownSignal: shutdown.signal });
+ * createChatHandler({ engine, accessControl, shutdownSignal: shutdown.signal });
  */
 export function createShutdownState(): ShutdownState {
   const controller = new AbortController();

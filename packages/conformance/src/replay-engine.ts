@@ -74,7 +74,7 @@ function toError(step: Extract<ReplayEvent, { type: 'error' }>): QuantumChatErro
  *
  * @example
  * const engine = createReplayEngine('{"type":"content","text":"Hi"}\n{"type":"finish",…}');
- * const handler = createChatHandler({ engine });
+ * const handler = createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() });
  */
 export function createReplayEngine(script: string | readonly ReplayEvent[] | undefined, options: ReplayEngineOptions = {}): ReplayEngine {
   const events = typeof script === 'string' ? parseEngineScript(script) : script;

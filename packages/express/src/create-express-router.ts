@@ -26,7 +26,7 @@ function parsedBodyOf(req: Request): unknown {
  * An Express router serving the Quantum chat API below wherever it is mounted.
  *
  * @example
- * app.use('/v1', createExpressRouter({ engine: createReferenceEngine() }));
+ * app.use('/v1', createExpressRouter({ engine: createReferenceEngine(), accessControl: staticApiKeys([process.env.QUANTUM_CHAT_API_KEY!]) }));
  */
 export function createExpressRouter(optionsOrHandler: ExpressRouterOptions | ChatHandler): Router {
   const handler = resolveHandler(optionsOrHandler);

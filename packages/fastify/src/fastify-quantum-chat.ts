@@ -25,7 +25,7 @@ function send(reply: FastifyReply, response: ChatHttpResponse): FastifyReply {
  * `fastify-plugin` on purpose: its body parser and error handler stay inside its scope.
  *
  * @example
- * await app.register(fastifyQuantumChat, { prefix: '/v1', engine: createReferenceEngine() });
+ * await app.register(fastifyQuantumChat, { prefix: '/v1', engine: createReferenceEngine(), accessControl: staticApiKeys([process.env.QUANTUM_CHAT_API_KEY!]) });
  */
 export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> = async (fastify, options) => {
   const handler = 'handler' in options ? options.handler : createChatHandler(options);

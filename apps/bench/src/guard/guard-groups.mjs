@@ -3,7 +3,7 @@
 // reports the reference's CPU time over the core's (higher is faster). Run one group per
 // process (`node guard-groups.mjs <group>` prints one JSON line), so no group's type feedback
 // slows another's.
-import { chatCompletionRequestSchema, createChatHandler, createSseDecoder } from '@quantum-chat/core';
+import { chatCompletionRequestSchema, createChatHandler, createSseDecoder, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createParser } from 'eventsource-parser';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders, streamRequestBody } from '../lib/fixtures.mjs';
@@ -91,7 +91,7 @@ const groups = {
   /** `handler.handle()` of a non-streaming request against parse + zod + engine + JSON.stringify. */
   async handleJson() {
     const engine = createFixedEngine();
-    const handler = createChatHandler({ engine });
+    const handler = createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() });
     const bytes = new TextEncoder().encode(jsonRequestBody);
     const work = 8000;
     let sequence = 0;
@@ -133,7 +133,7 @@ const groups = {
   /** A streamed answer (200 chunks), every frame pulled: `handler.handle()` against an async generator with JSON.stringify per chunk. */
   async handleStream() {
     const engine = createFixedEngine();
-    const handler = createChatHandler({ engine });
+    const handler = createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() });
     const bytes = new TextEncoder().encode(streamRequestBody);
     const work = 300;
     async function* plainFrames(requestBytes) {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresKeyStore, createSqliteKeyStore, issueApiKey } from '@quantum-chat/access-control';
-import { createChatHandler, createModelRegistry } from '@quantum-chat/core';
+import { createChatHandler, createModelRegistry, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { createQuantumServer, resolveConfig } from '@quantum-chat/server';
 import Fastify from 'fastify';
@@ -37,7 +37,7 @@ if (side === 'ready') {
   cleanup = async () => rmSync(directory, { recursive: true, force: true });
 } else {
   // Bare Fastify answering the bytes the ready server answers (this engine's answer to the same request).
-  const sample = await createChatHandler({ engine }).handle({
+  const sample = await createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() }).handle({
     method: 'POST',
     path: '/chat/completions',
     headers: requestHeaders,

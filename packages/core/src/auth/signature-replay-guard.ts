@@ -17,7 +17,7 @@ export interface SignatureReplayGuard {
  * `maxEntries` of them: when full, the entries closest to expiry go first.
  *
  * @example
- * createChatHandler({ engine, signingSecrets: [secret], signatureReplayGuard: createMemoryReplayGuard() });
+ * createChatHandler({ engine, accessControl, signingSecrets: [secret], signatureReplayGuard: createMemoryReplayGuard() });
  */
 export function createMemoryReplayGuard(options: { maxEntries?: number; now?: () => number } = {}): SignatureReplayGuard {
   const maxEntries = options.maxEntries ?? 100_000;

@@ -24,7 +24,13 @@ describe('choosing who may call the API', () => {
     // Plain JavaScript (or a cast) gets past the type, not past the check.
     const withoutAccessControl = { engine } as Parameters<typeof createChatHandler>[0];
     expect(() => createChatHandler(withoutAccessControl)).toThrow(TypeError);
-    expect(() => createChatHandler(withoutAccessControl)).toThrow(/accessControl.*staticApiKeys.*insecureAcceptAnyApiKey/su);
+    expect(() => createChatHandler(withoutAccessControl)).toThrow(/accessControl.*staticApiKeys.*createAccessControl.*insecureAcceptAnyApiKey/su);
+    // The message says where the helpers come from, and that the adapters need the choice too.
+    expect(() => createChatHandler(withoutAccessControl)).toThrow(/createExpressRouter and fastifyQuantumChat.*'@quantum-chat\/core'/su);
+    // Something that is not an access control (a typo, a missing import) is caught at startup as well.
+    for (const accessControl of [null, {}, { authenticate: 'yes' }]) {
+      expect(() => createChatHandler({ engine, accessControl } as unknown as Parameters<typeof createChatHandler>[0])).toThrow(TypeError);
+    }
   });
 
   it('should admit only the listed keys with staticApiKeys', async () => {

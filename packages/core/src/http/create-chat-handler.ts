@@ -93,9 +93,11 @@ export interface ChatHandlerOptions {
  * any well-formed key left every copied example open to anyone.
  */
 const missingAccessControl =
-  'createChatHandler needs `accessControl`: who may call this API? Use `staticApiKeys([process.env.QUANTUM_CHAT_API_KEY])` for a fixed list of keys, ' +
-  "`createAccessControl(...)` from '@quantum-chat/access-control' for keys, plans and limits in a store, " +
-  'or `insecureAcceptAnyApiKey()` to admit any well-formed key (tests and local demos only: anyone can call the API).';
+  'createChatHandler (and so createExpressRouter and fastifyQuantumChat) needs `accessControl`: who may call this API? There is no default. Choose one: ' +
+  '`staticApiKeys([process.env.QUANTUM_CHAT_API_KEY])` admits only the keys you list; ' +
+  "`createAccessControl({ store })` from '@quantum-chat/access-control' adds a key store, plans and limits; " +
+  '`insecureAcceptAnyApiKey()` admits any well-formed key (tests and local demos only: anyone can make one). ' +
+  "staticApiKeys and insecureAcceptAnyApiKey come from '@quantum-chat/core' (also re-exported by the Express and Fastify adapters).";
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
@@ -114,14 +116,15 @@ function jsonResponse(status: number, headers: Record<string, string>, body: str
  * stream formats and the error envelope. Hosts only translate to and from it.
  *
  * @example
- * const handler = createChatHandler({ engine: createReferenceEngine() });
+ * const handler = createChatHandler({ engine: createReferenceEngine(), accessControl: staticApiKeys([process.env.QUANTUM_CHAT_API_KEY!]) });
  * const response = await handler.fetch(new Request('http://localhost/v1/models'));
  */
 export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const registry = options.registry ?? (options.engine ? createModelRegistry({ engine: options.engine }) : undefined);
   if (registry === undefined) throw new TypeError('createChatHandler needs an `engine` or a `registry`.');
   const accessControl = options.accessControl;
-  if (accessControl === undefined) throw new TypeError(missingAccessControl);
+  // Plain JavaScript gets past the type, so the choice is checked here, at startup.
+  if (typeof accessControl?.authenticate !== 'function') throw new TypeError(missingAccessControl);
   const generateId = options.generateId ?? generateRandomId;
   const now = options.now ?? Date.now;
   const observeRequest = options.observeRequest;
