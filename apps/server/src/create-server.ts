@@ -100,7 +100,10 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
 
   // One guard for both mounts: a signature used on /v1 is used on /compat/v1 too.
   const replayGuard = config.signingSecrets.length > 0 && config.redisUrl !== undefined
-    ? createRedisReplayGuard(config.redisUrl, (error) => app.log.warn({ err: error }, 'signature replay guard: redis did not answer; this instance decided alone'))
+    ? createRedisReplayGuard(config.redisUrl, (available, reason) => {
+        if (available) app.log.info('signature replay guard: redis answers again');
+        else app.log.warn({ err: reason }, 'signature replay guard: redis did not answer; this instance decides alone until it is back');
+      })
     : undefined;
   if (replayGuard !== undefined) app.addHook('onClose', () => replayGuard.close());
   const shared: ChatHandlerOptions = {

@@ -8,22 +8,32 @@ export interface RedisReplayGuard extends SignatureReplayGuard {
 /**
  * A signature replay guard shared by every instance through Redis: `SET <key> 1 NX PX <ttl>`
  * succeeds for the first use of a signature only. When Redis does not answer within 100 ms,
- * this instance's memory decides instead (as the rate limits fail open, decisions §6), and
- * `onError` is told.
+ * this instance's memory decides instead (as the rate limits fail open, decisions §6).
+ * `onStateChange` hears of it once per outage (the first claim that met it), and once when a
+ * claim reaches Redis again.
  *
  * @example
- * const guard = createRedisReplayGuard('redis://127.0.0.1:6379', (error) => log.warn({ err: error }, 'replay guard'));
+ * const guard = createRedisReplayGuard('redis://127.0.0.1:6379', (available) => log.warn({ available }, 'replay guard'));
  */
-export function createRedisReplayGuard(url: string, onError: (error: unknown) => void): RedisReplayGuard {
+export function createRedisReplayGuard(url: string, onStateChange: (available: boolean, reason: unknown) => void): RedisReplayGuard {
   const redis = new Redis(url, { maxRetriesPerRequest: 0, commandTimeout: 100 });
-  redis.on('error', () => undefined); // reported per claim, not per reconnection attempt
+  redis.on('error', () => undefined); // reported per outage, not per reconnection attempt
   const fallback = createMemoryReplayGuard();
+  let down = false;
   return {
     async claim(signature, ttlMs) {
       try {
-        return (await redis.set(`quantum-chat:signature:${signature}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+        const claimed = (await redis.set(`quantum-chat:signature:${signature}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+        if (down) {
+          down = false;
+          onStateChange(true, undefined);
+        }
+        return claimed;
       } catch (error) {
-        onError(error);
+        if (!down) {
+          down = true;
+          onStateChange(false, error);
+        }
         return fallback.claim(signature, ttlMs);
       }
     },

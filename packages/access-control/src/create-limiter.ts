@@ -95,6 +95,13 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
       timeoutMs,
       onChange: (open, reason) => options.onRedisStateChange?.(!open, reason),
     });
+  // A Redis that dies while no request asks it anything is noticed too (and reported once):
+  // the circuit opens when the connection drops, and its probe reports when Redis is back.
+  const onConnectionLost = () => {
+    if (circuit !== undefined && !closing) circuit.trip(new Error('The connection to Redis was lost.'));
+  };
+  let closing = false;
+  client?.on('close', onConnectionLost);
   const counters = Object.fromEntries(
     dimensions.map((dimension): [LimitDimension, WindowCounter] => [
       dimension,
@@ -185,6 +192,8 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
       return connected;
     },
     async close() {
+      closing = true;
+      client?.off('close', onConnectionLost);
       circuit?.dispose();
       if (typeof options.redis !== 'string' || client === undefined) return;
       await Promise.race([client.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 200))]);

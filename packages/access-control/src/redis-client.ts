@@ -10,5 +10,7 @@ export interface RedisClient {
   quit(): Promise<unknown>;
   disconnect(): void;
   once(event: 'ready', listener: () => void): unknown;
-  off(event: 'ready', listener: () => void): unknown;
+  off(event: 'ready' | 'close', listener: () => void): unknown;
+  /** `close`: the connection was lost (ioredis then reconnects in the background). */
+  on(event: 'close', listener: () => void): unknown;
 }

@@ -145,4 +145,23 @@ describe.skipIf(!redisServerAvailable)('createLimiter (Redis)', () => {
     await limiter.reserve('acme:live', limits, 70);
     expect(await limiter.read('acme:live', limits)).toMatchObject({ requests: { used: 1, remaining: 4 }, tokens: { used: 70 } });
   });
+
+  it('should report a Redis killed while idle once per outage, and once when it is back, without a request to notice', async () => {
+    const changes: boolean[] = [];
+    await open({ onRedisStateChange: (available) => changes.push(available) });
+    await redis.kill();
+    await until(async () => changes.length > 0);
+    // Reconnection attempts go on meanwhile; they are not reported again.
+    await sleep(1500);
+    expect(changes).toEqual([false]);
+    await redis.restart();
+    await until(async () => changes.length > 1);
+    await sleep(500);
+    expect(changes).toEqual([false, true]);
+    // A second outage is a second report.
+    await redis.kill();
+    await until(async () => changes.length > 2);
+    expect(changes).toEqual([false, true, false]);
+  });
 });
+
