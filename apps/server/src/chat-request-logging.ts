@@ -1,4 +1,4 @@
-import type { ChatHandlerOptions, ChatRequestRecord } from '@quantum-chat/core';
+import { clientClosedStatus, type ChatHandlerOptions, type ChatRequestRecord } from '@quantum-chat/core';
 import type { FastifyBaseLogger } from 'fastify';
 
 /**
@@ -25,7 +25,9 @@ export function createChatRequestLogging(log: FastifyBaseLogger): Pick<ChatHandl
         keyKind: record.principal?.kind,
         organisation: record.principal?.organisationId,
       };
-      if (record.status >= 500) log.warn(fields, 'chat completion failed');
+      // Not a failure of ours (decisions §5): logged as `client_closed`, 499.
+      if (record.status === clientClosedStatus) log.info({ ...fields, outcome: 'client_closed' }, 'client closed the connection before the answer');
+      else if (record.status >= 500) log.warn(fields, 'chat completion failed');
       else if (record.status >= 400) log.info(fields, 'chat request refused');
       else log.info(fields, record.interrupted ? 'chat completion interrupted' : 'chat completion settled');
     },

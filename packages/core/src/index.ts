@@ -75,6 +75,8 @@ export type { QuantumChatErrorOptions } from './errors/quantum-chat-error.js';
 export { errorCodes, describeErrorCode, isErrorCode } from './errors/error-codes.js';
 export type { ErrorCode, ErrorType } from './errors/error-codes.js';
 export { toErrorEnvelope } from './errors/to-error-envelope.js';
+/** The status (499, `client_closed`) of a request whose client left before its answer: in records, never sent. */
+export { clientClosedStatus } from './http/client-connection.js';
 
 /** Keys, access control and request signatures. */
 export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } from './auth/parse-api-key.js';

@@ -1,8 +1,24 @@
 import type { ClientConnection } from './chat-http-types.js';
 
+/**
+ * The status a request is logged and recorded with when its client left before the answer
+ * (decisions §5: `client_closed`, 499). Never sent: nobody is there to read it.
+ */
+export const clientClosedStatus = 499;
+
+/** A request whose client left before its answer: what the handler settles and reports as 499. */
+export class ClientClosedError extends Error {
+  readonly code = 'client_closed';
+  readonly status = clientClosedStatus;
+  constructor(cause?: unknown) {
+    super('The client closed the connection.', cause === undefined ? undefined : { cause });
+    this.name = 'ClientClosedError';
+  }
+}
+
 /** Why an engine was stopped when its client left. */
 export function clientClosedError(): Error {
-  return new Error('The client closed the connection.');
+  return new ClientClosedError();
 }
 
 /** A connection watched through an `AbortSignal`; a class, so every instance shares one hidden class. */

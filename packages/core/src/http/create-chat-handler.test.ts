@@ -5,6 +5,9 @@ import { generateApiKey } from '../auth/parse-api-key.js';
 import { createSequentialIdGenerator } from '../ids.js';
 import { builtinModels } from '../models/builtin-models.js';
 import { createModelRegistry } from '../models/model-registry.js';
+import { QuantumChatError } from '../errors/quantum-chat-error.js';
+import type { ChatRequestRecord } from './chat-request-observer.js';
+import { connectionFromSignal } from './client-connection.js';
 import { createChatHandler } from './create-chat-handler.js';
 
 const key = generateApiKey('live');
@@ -145,4 +148,77 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
     const answered = await withModels.fetch(post({ model: 'llama-3.1-8b', messages: [{ role: 'user', content: 'hi' }] }));
     expect((await answered.json()).model).toBe('llama-3.1-8b');
   });
+
+  describe('a client that leaves before its non-streaming answer', () => {
+    /** A connection the test closes; the engine waits on its signal (a model still working). */
+    function leavingRequest() {
+      const left = new AbortController();
+      const request = {
+        method: 'POST',
+        path: '/chat/completions',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: { kind: 'text' as const, text: JSON.stringify({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }] }) },
+        connection: connectionFromSignal(left.signal, () => undefined),
+      };
+      return { request, leave: () => left.abort() };
+    }
+
+    it('should settle it as 499 (client_closed), with what was produced, and report no error', async () => {
+      const records: ChatRequestRecord[] = [];
+      const errors: unknown[] = [];
+      let leave: () => void = () => undefined;
+      const working: ChatEngine = {
+        async *generate(_request, context) {
+          yield { type: 'content', text: 'Hello there' };
+          const { signal } = context;
+          const aborted = new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+          leave();
+          await aborted;
+        },
+        countTokens: (text) => text.split(' ').length,
+      };
+      const leaving = createChatHandler({ engine: working, onRequestSettled: (record) => records.push(record), onError: (error) => errors.push(error) });
+      const client = leavingRequest();
+      leave = client.leave;
+      const response = await leaving.handle(client.request);
+      expect(response.status).toBe(499);
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ status: 499, interrupted: true, completionTokens: 2, stream: false });
+      expect(errors).toEqual([]);
+    });
+
+    it('should settle as 499 an answer its engine finished after the client had left', async () => {
+      const records: ChatRequestRecord[] = [];
+      let leave: () => void = () => undefined;
+      const deaf: ChatEngine = {
+        async *generate() {
+          leave();
+          yield* answer;
+        },
+      };
+      const leaving = createChatHandler({ engine: deaf, onRequestSettled: (record) => records.push(record) });
+      const client = leavingRequest();
+      leave = client.leave;
+      await leaving.handle(client.request);
+      expect(records.map((record) => [record.status, record.interrupted, record.completionTokens])).toEqual([[499, true, 3]]);
+    });
+
+    it('should record a request whose client left before its checks ended as 499, not as the check that failed', async () => {
+      const records: ChatRequestRecord[] = [];
+      const leaving = createChatHandler({
+        engine: scriptedEngine(answer),
+        accessControl: {
+          authenticate: async () => {
+            client.leave();
+            throw new QuantumChatError('store_unavailable', 'The key store did not answer.');
+          },
+        },
+        onRequestSettled: (record) => records.push(record),
+      });
+      const client = leavingRequest();
+      expect((await leaving.handle(client.request)).status).toBe(499);
+      expect(records.map((record) => record.status)).toEqual([499]);
+    });
+  });
 });
+

@@ -10,6 +10,7 @@ import { createModelRegistry, planAllows, type ModelRegistry } from '../models/m
 import { createOpenApiDocument } from '../openapi/create-openapi-document.js';
 import { authenticateRequest } from './authenticate-request.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
+import { ClientClosedError, clientClosedStatus } from './client-connection.js';
 import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from './chat-request-observer.js';
 import { defaultMaxBodyBytes, headerValue, readRequestBody } from './read-request-body.js';
 import { ignoredParamsHeader } from './ignored-params-header.js';
@@ -177,9 +178,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       answer = Promise.reject(thrown);
     }
     return answer.catch((thrown: unknown) => {
+      const left = request.connection.closed;
       // Refused before its engine ran: nothing settled it yet.
-      if (!watch.settled) watch.refuse(QuantumChatError.isInstance(thrown) ? thrown.status : 500);
-      throw thrown;
+      if (!watch.settled) watch.refuse(left ? clientClosedStatus : QuantumChatError.isInstance(thrown) ? thrown.status : 500);
+      throw left && !(thrown instanceof ClientClosedError) ? new ClientClosedError(thrown) : thrown;
     });
   }
 
@@ -271,6 +273,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       return response;
     };
     const fail = (thrown: unknown): ChatHttpResponse => {
+      // Its client left: nothing to report and nobody to read an envelope (decisions §5).
+      if (thrown instanceof ClientClosedError) return withRequestId({ status: clientClosedStatus, headers: {}, body: '' });
       const response = toErrorHttpResponse(thrown);
       if (response.status >= 500) {
         try {

@@ -7,7 +7,7 @@ import type { TokenLogprob } from '../schemas/logprobs.js';
 import type { ToolCall } from '../schemas/tool-call.js';
 import { encodeCompletionBody } from './completion-body.js';
 import type { ClientConnection } from './chat-http-types.js';
-import { clientClosedError } from './client-connection.js';
+import { ClientClosedError, clientClosedError, clientClosedStatus } from './client-connection.js';
 import { FrameStream } from './frame-stream.js';
 import { createStreamFrameEncoder, type StreamFormat } from './stream-frame-encoder.js';
 import { createToolCallIndexer } from './tool-call-indexer.js';
@@ -104,6 +104,15 @@ class Progress {
 
 function engineEndedEarly(): QuantumChatError {
   return new QuantumChatError('upstream_error', 'The model stopped without finishing its answer.');
+}
+
+/**
+ * The status a failed run is settled with: `client_closed` (499) when the client had left
+ * (whatever its aborted engine threw), else the error's (500 for an unknown one).
+ */
+function failureStatus(settings: RunSettings, error: unknown): number {
+  if (settings.client.closed) return clientClosedStatus;
+  return QuantumChatError.isInstance(error) ? error.status : 500;
 }
 
 /** What a failure becomes: a server shutdown outranks whatever the aborted engine threw. */
@@ -234,12 +243,14 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     if (finish === undefined) throw engineEndedEarly();
   } catch (thrown) {
     const error = explainFailure(settings, thrown);
-    settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
-    throw error;
+    settings.onSettled(progress.outcome(failureStatus(settings, error), true));
+    throw settings.client.closed ? new ClientClosedError(error) : error;
   } finally {
     run.stop();
   }
-  settings.onSettled(progress.outcome(200, false));
+  // An engine that finished although its client had left: the answer reaches nobody.
+  const left = settings.client.closed;
+  settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
   return encodeCompletionBody({
     id: completionId,
     created: settings.createdSeconds,
@@ -276,8 +287,8 @@ export function runToStream(settings: RunSettings): Promise<AsyncIterableIterato
   const failed = (thrown: unknown): never => {
     run.stop();
     const error = explainFailure(settings, thrown);
-    settings.onSettled(progress.outcome(QuantumChatError.isInstance(error) ? error.status : 500, true));
-    throw error;
+    settings.onSettled(progress.outcome(failureStatus(settings, error), true));
+    throw settings.client.closed ? new ClientClosedError(error) : error;
   };
   const keepAliveMs = settings.keepAliveIntervalMs;
   // `then`, not `await`: nothing but this reaction is held while the engine is silent.
