@@ -32,7 +32,9 @@ describe('a client that leaves before its non-streaming answer (a real process)'
     expect(metrics).not.toMatch(/quantum_chat_requests_total\{[^}]*status="500"/);
 
     const database = new Database(join(server.dataDir, 'quantum-chat.sqlite'), { readonly: true, fileMustExist: true });
-    onTestFinished(() => database.close());
+    onTestFinished(() => {
+      database.close();
+    });
     const row = () => database.prepare('SELECT status, interrupted, completion_tokens AS completionTokens FROM usage WHERE request_id = ?').get(requestId) as { status: number; interrupted: number; completionTokens: number } | undefined;
     await expect.poll(() => row()?.status, { timeout: 10_000, interval: 50 }).toBe(499);
     // Charged for what was produced before the client left.
