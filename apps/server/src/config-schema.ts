@@ -109,6 +109,8 @@ export const serverConfigFileSchema = z.strictObject({
     })
     .optional(),
   keepAliveIntervalMs: milliseconds.optional(),
+  /** Headers and body must arrive within it (408 `request_timeout`); 30 s by default, 0: none. `QUANTUM_CHAT_REQUEST_TIMEOUT_MS` wins. */
+  requestTimeoutMs: milliseconds.optional(),
   /** `GET /metrics` in the Prometheus text format; on by default. */
   metrics: z.boolean().optional(),
   /** CORS for browsers on other origins; off unless set. */
@@ -203,6 +205,7 @@ export interface ServerConfig {
   redisUrl?: string;
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
+  requestTimeoutMs: number;
   metrics: boolean;
   cors?: CorsSettings;
   overload: OverloadSettings | false;
@@ -245,6 +248,7 @@ export const defaultServerConfig: ServerConfig = {
   limits: { failClosed: false },
   metrics: true,
   overload: { maxEventLoopDelayMs: 1000, retryAfterSeconds: 10 },
+  requestTimeoutMs: 30_000,
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   requireSignatures: false,

@@ -218,6 +218,17 @@ describe('requireSignatures', () => {
   });
 });
 
+describe('requestTimeoutMs', () => {
+  it('should be 30 s by default, come from the file or QUANTUM_CHAT_REQUEST_TIMEOUT_MS (the environment winning), 0 turning it off', () => {
+    expect(resolveConfig({}).requestTimeoutMs).toBe(30_000);
+    expect(resolveConfig(parseConfigFile({ requestTimeoutMs: 5000 })).requestTimeoutMs).toBe(5000);
+    expect(resolveConfig(parseConfigFile({ requestTimeoutMs: 5000 }), { QUANTUM_CHAT_REQUEST_TIMEOUT_MS: '12000' }).requestTimeoutMs).toBe(12_000);
+    expect(resolveConfig({}, { QUANTUM_CHAT_REQUEST_TIMEOUT_MS: '0' }).requestTimeoutMs).toBe(0);
+    expect(() => resolveConfig({}, { QUANTUM_CHAT_REQUEST_TIMEOUT_MS: '30s' })).toThrow(/QUANTUM_CHAT_REQUEST_TIMEOUT_MS must be a whole number of milliseconds/u);
+    expect(() => parseConfigFile({ requestTimeoutMs: -1 })).toThrow(/requestTimeoutMs/u);
+  });
+});
+
 describe('admin tokens', () => {
   const token = 'qc-admin-0123456789abcdef0123';
   it('should be off by default, and take adminToken, adminTokens and QUANTUM_CHAT_ADMIN_TOKEN (which wins over adminToken)', () => {

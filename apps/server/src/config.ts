@@ -74,7 +74,7 @@ function adminTokensOf(file: ServerConfigFile, env: Readonly<Record<string, stri
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`, `DATABASE_URL`, `QUANTUM_CHAT_DATA_DIR`, `QUANTUM_CHAT_ADMIN_TOKEN`) and the defaults to a validated file. */
+/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`, `DATABASE_URL`, `QUANTUM_CHAT_DATA_DIR`, `QUANTUM_CHAT_ADMIN_TOKEN`, `QUANTUM_CHAT_REQUEST_TIMEOUT_MS`) and the defaults to a validated file. */
 export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<string, string | undefined>> = {}): ServerConfig {
   const defaults = defaultServerConfig;
   const config: ServerConfig = {
@@ -88,6 +88,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     redisUrl: env.REDIS_URL || file.redisUrl,
     limits: { ...defaults.limits, ...file.limits },
     keepAliveIntervalMs: file.keepAliveIntervalMs,
+    requestTimeoutMs: file.requestTimeoutMs ?? defaults.requestTimeoutMs,
     metrics: file.metrics ?? defaults.metrics,
     ...(file.cors !== undefined
       ? { cors: { origins: file.cors.origins, credentials: file.cors.credentials ?? false, maxAgeSeconds: file.cors.maxAgeSeconds ?? 600 } }
@@ -111,6 +112,13 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
   }
   if (config.redisUrl !== undefined && !/^rediss?:\/\//.test(config.redisUrl)) {
     throw new ConfigError('Invalid environment: REDIS_URL must be a redis:// or rediss:// URL.');
+  }
+  const requestTimeout = env.QUANTUM_CHAT_REQUEST_TIMEOUT_MS;
+  if (requestTimeout !== undefined && requestTimeout !== '') {
+    if (!/^\d+$/.test(requestTimeout) || Number(requestTimeout) > 86_400_000) {
+      throw new ConfigError(`Invalid environment: QUANTUM_CHAT_REQUEST_TIMEOUT_MS must be a whole number of milliseconds (0 turns the timeout off), got '${requestTimeout}'.`);
+    }
+    config.requestTimeoutMs = Number(requestTimeout);
   }
   const requireSignatures = env.QUANTUM_CHAT_REQUIRE_SIGNATURES;
   if (requireSignatures !== undefined && requireSignatures !== '') {

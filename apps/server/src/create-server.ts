@@ -1,5 +1,6 @@
 import { createChatHandler, createMemoryReplayGuard, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
+import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -86,6 +87,9 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     return503OnClosing: false,
   });
   if (logDestination !== undefined) app.addHook('onClose', async () => logDestination.close());
+  // Headers and body within the request timeout, else 408 in the envelope and the connection
+  // closed (decisions §9); Fastify's own default is no timeout at all.
+  applyRequestTimeout(app.server, { requestTimeoutMs: config.requestTimeoutMs });
   const shutdown = createShutdownState();
   const env = options.env ?? process.env;
   const tracing = await startTracing(env);
@@ -112,6 +116,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     accessControl: options.accessControl ?? access!.accessControl,
     ...(config.signingSecrets.length > 0 ? { signingSecrets: config.signingSecrets, requireSignatures: config.requireSignatures, signatureReplayGuard: replayGuard ?? createMemoryReplayGuard() } : {}),
     ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
+    requestTimeoutMs: config.requestTimeoutMs,
     shutdownSignal: shutdown.signal,
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...createChatRequestLogging(app.log),

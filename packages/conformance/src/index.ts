@@ -40,3 +40,7 @@ export { createReplayEngine } from './replay-engine.js';
 export type { ReplayEngine, ReplayEngineOptions } from './replay-engine.js';
 export { parseEngineScript } from './parse-engine-script.js';
 export { conformanceKeys, createConformanceAccessControl } from './conformance-keys.js';
+
+/** A slow client over a real socket: a head or body that never finishes arriving (request timeouts). */
+export { trickleRequest } from './trickle-request.js';
+export type { TricklePhase, TrickleRequestOptions, TrickleOutcome } from './trickle-request.js';

@@ -20,7 +20,7 @@ export { connectionFromSignal } from './http/client-connection.js';
 export { resolveRequestId } from './http/create-chat-handler.js';
 
 /** Errors a host writes itself, in the core's envelope and wording. */
-export { bodyRejectionError, hostStatusError } from './http/read-request-body.js';
+export { bodyRejectionError, hostStatusError, requestTimeoutError } from './http/read-request-body.js';
 export { methodNotAllowedError, unknownUrlError } from './http/route-request.js';
 export { toErrorResponseParts, toErrorHttpResponse } from './errors/to-error-envelope.js';
 /** A zod issue as the core's 400, naming the field at fault the JavaScript way (`limits.tokens_per_day`). */

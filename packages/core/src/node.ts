@@ -16,3 +16,6 @@ export type { NodeIncomingMessageLike, NodeServerResponseLike } from './node/nod
 /** Write SSE frames to any Node writable with backpressure (hosts that stream through their own Readable). */
 export { writeFrames } from './node/write-frames.js';
 export type { FrameDestinationLike } from './node/write-frames.js';
+/** The request timeout on a Node server: 408 `request_timeout` in the envelope for headers or a body that trickle. */
+export { applyRequestTimeout, requestTimedOut } from './node/apply-request-timeout.js';
+export type { NodeHttpServerLike, NodeClientSocketLike } from './node/apply-request-timeout.js';

@@ -3,3 +3,5 @@ export { createExpressRouter, quantumChatErrorHandler } from './create-express-r
 export type { ExpressRouterOptions } from './create-express-router.js';
 // Who may call the API, re-exported so an app needs no direct import of the core.
 export { insecureAcceptAnyApiKey, staticApiKeys } from '@quantum-chat/core';
+/** Gives the server `app.listen()` returned the handler's request timeout (headers too): 408 in the envelope. */
+export { applyRequestTimeout } from '@quantum-chat/core/node';

@@ -1,7 +1,15 @@
 // Adapter authors: this file only converts between Fastify and the core. Routing, body
 // rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
 import { createChatHandler, type ChatHandler, type ChatHandlerOptions } from '@quantum-chat/core';
-import { createNodeChatRequest, readChatRequest, toErrorHttpResponse, type ChatHttpRequestBody, type ChatHttpResponse } from '@quantum-chat/core/node';
+import {
+  applyRequestTimeout,
+  createNodeChatRequest,
+  readChatRequest,
+  requestTimedOut,
+  toErrorHttpResponse,
+  type ChatHttpRequestBody,
+  type ChatHttpResponse,
+} from '@quantum-chat/core/node';
 import { FramesReadable } from './frames-readable.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -31,6 +39,9 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
   const handler = 'handler' in options ? options.handler : createChatHandler(options);
   const { maxBodyBytes } = handler;
   const prefix = fastify.prefix;
+  // Fastify times nothing by default (`requestTimeout: 0`): a body that trickles would hold its
+  // connection for good. Unless the host set a timeout of its own, the handler's applies.
+  if (fastify.server.requestTimeout === 0) applyRequestTimeout(fastify.server, handler);
 
   fastify.removeAllContentTypeParsers();
   // Raw bytes for every content type: the core decides 400/415 and checks signatures on them.
@@ -56,6 +67,7 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
     // Fastify refuses a malformed content-type before reading the body: read it as Express
     // would, so the core checks size before type in both.
     if (status === 415) return readChatRequest(request.raw, reply.raw, { maxBodyBytes }).then(({ body }) => answer(request, reply, body));
+    if (requestTimedOut(request.raw)) return answer(request, reply, { kind: 'rejected', reason: 'timed-out' });
     return answer(request, reply, { kind: 'rejected', reason: status === 413 ? 'too-large' : 'unreadable' });
   });
 

@@ -30,8 +30,11 @@ export type ChatHttpReadBody =
   | { kind: 'text'; text: string }
   /** An upstream body parser (a global `express.json()`) already consumed the stream. */
   | { kind: 'parsed'; value: unknown }
-  /** The host refused the body itself; the core writes the 413/400 envelope. */
-  | { kind: 'rejected'; reason: 'too-large' | 'unreadable' | 'invalid-json' }
+  /**
+   * The host refused the body itself; the core writes the 413/400 envelope (408 for
+   * `timed-out`: the host's own request timeout passed before the body arrived).
+   */
+  | { kind: 'rejected'; reason: 'too-large' | 'unreadable' | 'invalid-json' | 'timed-out' }
   | { kind: 'empty' };
 
 export type ChatHttpRequestBody =
@@ -39,7 +42,8 @@ export type ChatHttpRequestBody =
   /**
    * Not read yet: the core calls `read` at most once, with its `maxBodyBytes`, and only for
    * routes that take a body. `read` stops reading past the limit and resolves `rejected`
-   * (`too-large`); it never rejects.
+   * (`too-large`); it never rejects. A body that has not arrived within the handler's
+   * `requestTimeoutMs` of the call is answered 408 `request_timeout`.
    */
   | { kind: 'unread'; read(maxBodyBytes: number): Promise<ChatHttpReadBody> };
 
@@ -93,4 +97,11 @@ export interface ChatHandler {
    * the body over unread, or configure your framework's own parser with this limit.
    */
   readonly maxBodyBytes: number;
+  /**
+   * The request timeout (the `requestTimeoutMs` option, 30 s by default; 0: none): headers and
+   * body must arrive within it, else 408 `request_timeout`. The core times the bodies it reads
+   * itself; the headers, and bodies a framework reads, are timed by the host's server (see
+   * `applyRequestTimeout` in `@quantum-chat/core/node`).
+   */
+  readonly requestTimeoutMs: number;
 }

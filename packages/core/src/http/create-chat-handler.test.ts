@@ -220,5 +220,50 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
       expect(records.map((record) => record.status)).toEqual([499]);
     });
   });
+
+  describe('the request timeout', () => {
+    const chatHead = { method: 'POST', path: '/chat/completions', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
+
+    it('should answer 408 request_timeout (and close the connection) when a body it reads does not arrive in time', async () => {
+      const records: ChatRequestRecord[] = [];
+      const timed = createChatHandler({ engine: scriptedEngine(answer), requestTimeoutMs: 40, onRequestSettled: (record) => records.push(record) });
+      expect(timed.requestTimeoutMs).toBe(40);
+      let asked = 0;
+      const response = await timed.handle({
+        ...chatHead,
+        // A body that trickles forever: `read` never resolves.
+        body: { kind: 'unread', read: () => (asked++, new Promise(() => undefined)) },
+        connection: connectionFromSignal(new AbortController().signal, () => undefined),
+      });
+      expect(asked).toBe(1);
+      expect(response.status).toBe(408);
+      expect(response.headers.connection).toBe('close');
+      expect(JSON.parse((response as { body: string }).body)).toEqual({
+        error: { message: expect.stringContaining('40 ms'), type: 'invalid_request_error', param: null, code: 'request_timeout' },
+      });
+      expect(records.map((record) => record.status)).toEqual([408]);
+    });
+
+    it('should answer 408 for a body the host gave up on because its own request timeout passed', async () => {
+      const response = await createChatHandler({ engine: scriptedEngine(answer) }).handle({
+        ...chatHead,
+        body: { kind: 'rejected', reason: 'timed-out' },
+        connection: connectionFromSignal(new AbortController().signal, () => undefined),
+      });
+      expect(response.status).toBe(408);
+      expect(JSON.parse((response as { body: string }).body).error.code).toBe('request_timeout');
+    });
+
+    it('should be 30 s by default, and off with 0', async () => {
+      expect(createChatHandler({ engine: scriptedEngine(answer) }).requestTimeoutMs).toBe(30_000);
+      const untimed = createChatHandler({ engine: scriptedEngine(answer), requestTimeoutMs: 0 });
+      const slow = untimed.handle({
+        ...chatHead,
+        body: { kind: 'unread', read: () => new Promise((resolve) => setTimeout(() => resolve({ kind: 'text', text: JSON.stringify({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }] }) }), 60)) },
+        connection: connectionFromSignal(new AbortController().signal, () => undefined),
+      });
+      expect((await slow).status).toBe(200);
+    });
+  });
 });
 

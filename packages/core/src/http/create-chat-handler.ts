@@ -12,7 +12,7 @@ import { authenticateRequest } from './authenticate-request.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
 import { ClientClosedError, clientClosedStatus } from './client-connection.js';
 import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from './chat-request-observer.js';
-import { defaultMaxBodyBytes, headerValue, readRequestBody } from './read-request-body.js';
+import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestBody } from './read-request-body.js';
 import { ignoredParamsHeader } from './ignored-params-header.js';
 import { routeRequest, unknownUrlError } from './route-request.js';
 import { runToCompletion, runToStream, type RunOutcome } from './run-chat-completion.js';
@@ -54,6 +54,14 @@ export interface ChatHandlerOptions {
    * `handler.maxBodyBytes`).
    */
   maxBodyBytes?: number;
+  /**
+   * Headers and body must arrive within this many milliseconds, else 408 `request_timeout`
+   * (decisions §5, §9); 30 s by default, 0 turns it off. The core times the bodies it reads
+   * itself (handed over `unread`); a host that owns the socket times the rest with its
+   * server (`applyRequestTimeout` from `@quantum-chat/core/node`, or the framework's option)
+   * and reads it from `handler.requestTimeoutMs`.
+   */
+  requestTimeoutMs?: number;
   /** Idle time before a `: keep-alive` comment on a stream; 15 s by default, 0 turns it off. */
   keepAliveIntervalMs?: number;
   /**
@@ -130,6 +138,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const now = options.now ?? Date.now;
   const observeRequest = options.observeRequest;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const requestTimeoutMs = options.requestTimeoutMs ?? defaultRequestTimeoutMs;
   const authSettings = {
     accessControl,
     prefixes: options.apiKeyPrefixes ?? defaultApiKeyPrefixes,
@@ -178,7 +187,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       answer = Promise.reject(thrown);
     }
     return answer.catch((thrown: unknown) => {
-      const left = request.connection.closed;
+      // The connection closed: the client left, unless our own request timeout closed it.
+      const left = request.connection.closed && !(QuantumChatError.isInstance(thrown) && thrown.code === 'request_timeout');
       // Refused before its engine ran: nothing settled it yet.
       if (!watch.settled) watch.refuse(left ? clientClosedStatus : QuantumChatError.isInstance(thrown) ? thrown.status : 500);
       throw left && !(thrown instanceof ClientClosedError) ? new ClientClosedError(thrown) : thrown;
@@ -187,7 +197,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
 
   async function createCompletion(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse> {
     if (options.shutdownSignal?.aborted) throw new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.');
-    const read = readRequestBody(request, maxBodyBytes);
+    const read = readRequestBody(request, maxBodyBytes, requestTimeoutMs);
     const body = read instanceof Promise ? await read : read;
     watch.stream = (body.value as { stream?: unknown } | null)?.stream === true;
     const principal = (await authenticateRequest(request, body.bytes, authSettings, true))!;
@@ -292,5 +302,5 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     }
   }
 
-  return { handle, fetch: toFetchHandler(handle), maxBodyBytes };
+  return { handle, fetch: toFetchHandler(handle), maxBodyBytes, requestTimeoutMs };
 }

@@ -38,9 +38,22 @@ function unsupportedMediaType(contentType: string | undefined): QuantumChatError
   return new QuantumChatError('unsupported_media_type', `Unsupported content type '${(contentType ?? 'none').slice(0, 100)}'; send application/json.`);
 }
 
-/** The error for a body the host refused itself (its own parser or limit failed). */
-export function bodyRejectionError(reason: 'too-large' | 'unreadable' | 'invalid-json', maxBodyBytes = defaultMaxBodyBytes): QuantumChatError {
+/** The default request timeout: headers and body within 30 s (decisions §5, §9). */
+export const defaultRequestTimeoutMs = 30_000;
+
+/**
+ * 408 `request_timeout`: the request did not arrive in time. The connection is closed after
+ * the answer, so a client still trickling the rest cannot hold it.
+ */
+export function requestTimeoutError(timeoutMs?: number): QuantumChatError {
+  const within = timeoutMs === undefined ? 'within the request timeout' : `within ${timeoutMs} ms`;
+  return new QuantumChatError('request_timeout', `The request's headers and body did not arrive ${within}; send it again.`, { headers: { connection: 'close' } });
+}
+
+/** The error for a body the host refused itself (its own parser, limit or request timeout). */
+export function bodyRejectionError(reason: 'too-large' | 'unreadable' | 'invalid-json' | 'timed-out', maxBodyBytes = defaultMaxBodyBytes): QuantumChatError {
   if (reason === 'too-large') return tooLarge(maxBodyBytes);
+  if (reason === 'timed-out') return requestTimeoutError();
   if (reason === 'invalid-json') return new QuantumChatError('invalid_json', 'The request body is not valid JSON.');
   return new QuantumChatError('invalid_json', 'The request body could not be read.');
 }
@@ -52,6 +65,7 @@ export function bodyRejectionError(reason: 'too-large' | 'unreadable' | 'invalid
  */
 export function hostStatusError(status: number, request: { headers?: ChatHttpRequest['headers']; maxBodyBytes?: number } = {}): QuantumChatError {
   if (status === 413) return tooLarge(request.maxBodyBytes ?? defaultMaxBodyBytes);
+  if (status === 408) return requestTimeoutError();
   if (status === 415) return unsupportedMediaType(request.headers === undefined ? undefined : headerValue(request.headers, 'content-type'));
   return bodyRejectionError('unreadable');
 }
@@ -61,8 +75,8 @@ export function hostStatusError(status: number, request: { headers?: ChatHttpReq
  * type (415), encoding, depth and JSON (400). An `unread` body is read first (see
  * `readRequestBody`).
  */
-export function checkRequestBody(headers: ChatHttpRequest['headers'], body: ChatHttpReadBody, maxBodyBytes: number): ReadBody {
-  if (body.kind === 'rejected') throw bodyRejectionError(body.reason, maxBodyBytes);
+export function checkRequestBody(headers: ChatHttpRequest['headers'], body: ChatHttpReadBody, maxBodyBytes: number, timeoutMs?: number): ReadBody {
+  if (body.kind === 'rejected') throw body.reason === 'timed-out' ? requestTimeoutError(timeoutMs) : bodyRejectionError(body.reason, maxBodyBytes);
   if (body.kind === 'bytes' && body.bytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
   if (body.kind === 'text' && body.text.length > maxBodyBytes) throw tooLarge(maxBodyBytes);
   const contentType = headerValue(headers, 'content-type');
@@ -88,14 +102,29 @@ export function checkRequestBody(headers: ChatHttpRequest['headers'], body: Chat
 }
 
 
+const timedOut: ChatHttpReadBody = { kind: 'rejected', reason: 'timed-out' };
+
+/** The body a host reads, or `timed-out` once `timeoutMs` passed first (the read is left to the host's close). */
+function readWithin(read: Promise<ChatHttpReadBody>, timeoutMs: number): Promise<ChatHttpReadBody> {
+  if (!(timeoutMs > 0 && timeoutMs < Number.POSITIVE_INFINITY)) return read;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(timedOut), timeoutMs);
+    void read.then((body) => {
+      clearTimeout(timer);
+      resolve(body);
+    });
+  });
+}
+
 /**
- * Reads and checks a POST body: an `unread` one under the handler's limit (the only await on
- * this path, and only for hosts that hand the body over unread), anything else at once.
+ * Reads and checks a POST body: an `unread` one under the handler's limit and within its
+ * request timeout (the only await on this path, and only for hosts that hand the body over
+ * unread), anything else at once.
  */
-export function readRequestBody(request: ChatHttpRequest, maxBodyBytes: number): ReadBody | Promise<ReadBody> {
+export function readRequestBody(request: ChatHttpRequest, maxBodyBytes: number, timeoutMs = 0): ReadBody | Promise<ReadBody> {
   const { body } = request;
-  if (body.kind !== 'unread') return checkRequestBody(request.headers, body, maxBodyBytes);
-  return body.read(maxBodyBytes).then((read) => checkRequestBody(request.headers, read, maxBodyBytes));
+  if (body.kind !== 'unread') return checkRequestBody(request.headers, body, maxBodyBytes, timeoutMs);
+  return readWithin(body.read(maxBodyBytes), timeoutMs).then((read) => checkRequestBody(request.headers, read, maxBodyBytes, timeoutMs));
 }
 
 export { headerValue };

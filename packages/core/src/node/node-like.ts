@@ -8,6 +8,8 @@ export interface NodeIncomingMessageLike {
   headers: Record<string, string | string[] | undefined>;
   readonly readableEnded?: boolean;
   readonly destroyed?: boolean;
+  /** Its connection; `errored` tells a body cut by the server's request timeout. */
+  readonly socket?: { readonly errored?: unknown } | null;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;

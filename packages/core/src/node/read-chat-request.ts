@@ -1,4 +1,5 @@
 import type { ChatHttpReadBody, ChatHttpRequest } from '../http/chat-http-types.js';
+import { requestTimedOut } from './apply-request-timeout.js';
 import { createNodeChatRequest } from './node-chat-request.js';
 import type { NodeIncomingMessageLike, NodeServerResponseLike } from './node-like.js';
 
@@ -32,7 +33,7 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
 function readBody(req: NodeIncomingMessageLike, maxBodyBytes: number): Promise<ChatHttpReadBody> {
   if (req.readableEnded) return Promise.resolve({ kind: 'empty' });
   // The client left before the core asked for the body: its 'close' has fired already.
-  if (req.destroyed === true) return Promise.resolve({ kind: 'rejected', reason: 'unreadable' });
+  if (req.destroyed === true) return Promise.resolve({ kind: 'rejected', reason: requestTimedOut(req) ? 'timed-out' : 'unreadable' });
   return new Promise((resolve) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -53,8 +54,10 @@ function readBody(req: NodeIncomingMessageLike, maxBodyBytes: number): Promise<C
       chunks.push(chunk);
     });
     req.on('end', () => finish(total === 0 ? { kind: 'empty' } : { kind: 'bytes', bytes: concat(chunks, total) }));
-    req.on('error', () => finish({ kind: 'rejected', reason: 'unreadable' }));
-    req.on('close', () => finish({ kind: 'rejected', reason: 'unreadable' }));
+    // A body cut by the server's request timeout is that timeout's 408, not an unreadable body.
+    const cut = () => finish({ kind: 'rejected', reason: requestTimedOut(req) ? 'timed-out' : 'unreadable' });
+    req.on('error', cut);
+    req.on('close', cut);
   });
 }
 
