@@ -54,6 +54,7 @@ function createUpstreamFromConfig(
     ...(model.reasoning !== undefined ? { reasoning: model.reasoning } : {}),
     ...(model.passThrough !== undefined ? { passThrough: model.passThrough } : {}),
     ...(hooks.onUpstreamRequest !== undefined ? { onUpstreamRequest: hooks.onUpstreamRequest } : {}),
+    ...(hooks.onUsageReplaced !== undefined ? { onUsageReplaced: hooks.onUsageReplaced } : {}),
   });
 }
 
@@ -63,9 +64,10 @@ function describeUpstream(model: UpstreamModelConfig): string {
   return `upstream, ${model.deployments.length} deployments: ${model.deployments.map((deployment) => `${deployment.model} at ${deployment.baseUrl}`).join(', ')}`;
 }
 
-/** What the server hands every upstream engine: the tracing hook, when traces are on. */
+/** What the server hands every upstream engine: the tracing hook, when traces are on, and the log of replaced usage. */
 export interface EngineHooks {
   onUpstreamRequest?: UpstreamEngineOptions['onUpstreamRequest'];
+  onUsageReplaced?: UpstreamEngineOptions['onUsageReplaced'];
 }
 
 /**

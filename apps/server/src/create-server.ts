@@ -94,7 +94,11 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const env = options.env ?? process.env;
   const tracing = await startTracing(env);
   if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
-  const { registry, testEngine, summary } = await createEngines(config, env, tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {});
+  const { registry, testEngine, summary } = await createEngines(config, env, {
+    ...(tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {}),
+    // Usage an upstream reported is checked, not trusted (decisions §6): a replaced one is logged, figures only.
+    onUsageReplaced: ({ requestId, model, reported, used, reasons }) => app.log.warn({ reqId: requestId, upstreamModel: model, reported, used, reasons }, 'upstream usage replaced by our own count'),
+  });
   const access =
     options.accessControl === undefined
       ? await openServerAccessControl(config, { cwd: options.cwd ?? process.cwd(), log: app.log, ...(options.now !== undefined ? { now: options.now } : {}) })

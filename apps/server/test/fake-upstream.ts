@@ -18,12 +18,13 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
 }
 
 /**
- * Streams `answer` as OpenAI chunks (a `[DONE]`-terminated SSE body with usage), whatever it is asked.
+ * Streams `answer` as OpenAI chunks (a `[DONE]`-terminated SSE body with `usage`, unless it is
+ * `null`), whatever it is asked.
  *
  * @example
  * const upstream = await startFakeUpstream('Hello from upstream.');
  */
-export async function startFakeUpstream(answer: string): Promise<FakeUpstream> {
+export async function startFakeUpstream(answer: string, usage: Record<string, unknown> | null = { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 }): Promise<FakeUpstream> {
   const requests: FakeUpstream['requests'] = [];
   const server: Server = createServer(async (request, response) => {
     const body = await readJson(request);
@@ -32,7 +33,7 @@ export async function startFakeUpstream(answer: string): Promise<FakeUpstream> {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: answer }, finish_reason: null }] }));
     response.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
-    response.write(chunk({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 } }));
+    if (usage !== null) response.write(chunk({ choices: [], usage }));
     response.end('data: [DONE]\n\n');
   });
   server.listen(0, '127.0.0.1');

@@ -1,5 +1,5 @@
 import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
-import { readErrorPayload } from '@quantum-chat/core/dialect';
+import { readErrorPayload, type WireUsage } from '@quantum-chat/core/dialect';
 import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
 import { createDeadline } from './create-deadline.js';
@@ -16,6 +16,7 @@ import {
   type UpstreamRequestEnd,
   type UpstreamRequestStart,
   type UpstreamRequestWatcher,
+  type UsageReplacement,
 } from './upstream-engine-options.js';
 import { failureFromNetwork, failureFromStatus } from './upstream-failure.js';
 import { toUpstreamRequestBody } from './upstream-request-body.js';
@@ -102,6 +103,13 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   });
   const pool = createDeploymentPool(targets, options.circuitBreaker !== undefined ? { breaker: options.circuitBreaker } : {});
   const maxAttempts = Math.max(1, Math.min(retry.maxAttempts ?? 3, targets.length));
+  const reportUsageReplaced = (report: UsageReplacement) => {
+    try {
+      (options.onUsageReplaced ?? warnUsageReplaced)(report);
+    } catch {
+      // Reporting only.
+    }
+  };
 
   async function* generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncGenerator<ChatEngineEvent> {
     context.signal.throwIfAborted();
@@ -122,6 +130,8 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         showReasoning: reasoningMode === 'keep' || (reasoningMode === 'auto' && request.reasoning),
         countTokens: countApproximateTokens,
         countPromptTokens: () => countApproximatePromptTokens(request),
+        maxTokens: request.maxTokens,
+        onUsageReplaced: (reasons, reported, used) => reportUsageReplaced({ requestId: context.requestId, model: target.model, reported: reportedCounts(reported), used, reasons }),
       });
       let responded = false;
       /** `[DONE]` arrived: the answer is complete. */
@@ -227,6 +237,17 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     countPromptTokens: countApproximatePromptTokens,
     countTokens: countApproximateTokens,
   };
+}
+
+/** The counts of a reported usage, and nothing else of it (a log line must never carry text). */
+function reportedCounts(reported: WireUsage | undefined): UsageReplacement['reported'] {
+  if (reported === undefined) return undefined;
+  return { promptTokens: reported.prompt_tokens, completionTokens: reported.completion_tokens, reasoningTokens: reported.completion_tokens_details?.reasoning_tokens };
+}
+
+/** Without `onUsageReplaced`: one warning line. */
+function warnUsageReplaced(report: UsageReplacement): void {
+  console.warn(`quantum-chat upstream: usage of request ${report.requestId} (${report.model}) replaced by our own count: ${report.reasons.join('; ')}.`);
 }
 
 /** The watcher of one upstream request, or undefined; a failing hook never fails the request. */

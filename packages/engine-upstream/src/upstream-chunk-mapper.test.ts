@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { countApproximateTokens } from './approximate-tokens.js';
 import { createUpstreamChunkMapper } from './upstream-chunk-mapper.js';
 
-const create = (showReasoning = true) => createUpstreamChunkMapper({ showReasoning, countTokens: countApproximateTokens, countPromptTokens: () => 5 });
+const create = (showReasoning = true) => createUpstreamChunkMapper({ showReasoning, countTokens: countApproximateTokens, countPromptTokens: () => 5, maxTokens: 4096 });
 const data = (value: unknown): SseEvent => ({ event: undefined, data: JSON.stringify(value), id: undefined });
 
 describe('createUpstreamChunkMapper', () => {

@@ -1,5 +1,6 @@
 import { QuantumChatError, type ChatEngineEvent, type EngineUsage, type SseEvent, type TokenLogprob } from '@quantum-chat/core';
 import { createDialectReader, type DialectSink, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
+import { checkUpstreamUsage } from './check-upstream-usage.js';
 import { failureFromStatus } from './upstream-failure.js';
 
 type FinishEvent = Extract<ChatEngineEvent, { type: 'finish' }>;
@@ -9,8 +10,12 @@ export interface UpstreamChunkMapperOptions {
   /** Yield reasoning events; when false, reasoning is still split out of the content and counted. */
   showReasoning: boolean;
   countTokens(text: string): number;
-  /** Prompt tokens when the upstream reports none. */
+  /** Our own count of the prompt: used when the upstream reports none, or one not to be trusted. */
   countPromptTokens(): number;
+  /** The request's `max_tokens`: no answer counts more (decisions §6). */
+  maxTokens: number;
+  /** Told when the upstream's usage was not taken as reported, with why (figures only, never text). */
+  onUsageReplaced?: (reasons: string[], reported: WireUsage | undefined, used: EngineUsage) => void;
 }
 
 /** Turns an upstream stream into engine events. */
@@ -48,10 +53,10 @@ function toFinishReason(upstream: string | undefined, toolCalls: number): Finish
  * Maps one upstream stream with the core's dialect reader (every dialect, leading `<think>`
  * blocks included) to engine events: reasoning, content, tool calls whose first event carries
  * the name (arguments that come first are held until then), then `finish` with the upstream's
- * usage, or counted usage where it reported none.
+ * usage once checked against our own count (decisions §6), or our count where it reported none.
  *
  * @example
- * const mapper = createUpstreamChunkMapper({ showReasoning: true, countTokens, countPromptTokens: () => 0 });
+ * const mapper = createUpstreamChunkMapper({ showReasoning: true, countTokens, countPromptTokens: () => 0, maxTokens: 4096 });
  * mapper.read({ event: undefined, data: '{"choices":[{"delta":{"reasoning_content":"Hmm."}}]}', id: undefined }); // [{ type: 'reasoning', text: 'Hmm.' }]
  */
 export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): UpstreamChunkMapper {
@@ -121,14 +126,13 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
     return taken;
   }
 
+  /** The upstream's usage, checked against our own count of what was relayed (see `checkUpstreamUsage`). */
   function finalUsage(): EngineUsage {
-    const reasoningCount = options.countTokens(reasoningText);
-    const completionTokens = usage?.completion_tokens ?? reasoningCount + options.countTokens(otherText);
-    return {
-      promptTokens: usage?.prompt_tokens ?? options.countPromptTokens(),
-      completionTokens,
-      reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? Math.min(reasoningCount, completionTokens),
-    };
+    const reasoningTokens = options.countTokens(reasoningText);
+    const own = { promptTokens: options.countPromptTokens(), completionTokens: reasoningTokens + options.countTokens(otherText), reasoningTokens };
+    const checked = checkUpstreamUsage(usage, own, { maxTokens: options.maxTokens, toolCalls: reader.toolCalls.count() });
+    if (checked.reasons.length > 0) options.onUsageReplaced?.(checked.reasons, usage, checked.usage);
+    return checked.usage;
   }
 
   return {

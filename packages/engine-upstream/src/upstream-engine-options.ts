@@ -72,6 +72,27 @@ export interface UpstreamEngineOptions {
    * it throws is ignored.
    */
   onUpstreamRequest?: (start: UpstreamRequestStart) => UpstreamRequestWatcher | undefined | void;
+  /**
+   * Called when an answer's reported usage was not taken as it came (decisions §6): a count that
+   * was missing, negative, fractional, above the request's `max_tokens` or far above our own
+   * count of the text relayed was replaced by our own count. Figures and reasons only, never
+   * text. By default a one-line warning on the console; the ready server logs it.
+   */
+  onUsageReplaced?: (report: UsageReplacement) => void;
+}
+
+/** An answer whose reported usage was replaced by our own count. */
+export interface UsageReplacement {
+  /** Our request's `x-request-id`. */
+  requestId: string;
+  /** The upstream's model name. */
+  model: string;
+  /** What the upstream reported (counts only; `undefined` for a count it did not send, or no usage at all). */
+  reported: { promptTokens: unknown; completionTokens: unknown; reasoningTokens: unknown } | undefined;
+  /** What is charged instead. */
+  used: EngineUsage;
+  /** Why, one line each: `completion_tokens (99999999) is above max_tokens (4096)`. */
+  reasons: string[];
 }
 
 /** An upstream request about to be sent. */
