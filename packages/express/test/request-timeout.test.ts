@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { createChatHandler, errorEnvelopeSchema, generateApiKey } from '@quantum-chat/core';
+import { createChatHandler, errorEnvelopeSchema, generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { trickleRequest, type TrickleOutcome } from '@quantum-chat/conformance';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
@@ -12,7 +12,7 @@ const headers = { authorization: `Bearer ${generateApiKey('test')}` };
 
 /** An Express app serving the handler at /v1; `timed`: the host applies the handler's timeout to its server. */
 async function startApp(timed: boolean): Promise<string> {
-  const handler = createChatHandler({ engine: createReferenceEngine(), requestTimeoutMs });
+  const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine(), requestTimeoutMs });
   const app = express();
   app.use('/v1', createExpressRouter(handler));
   const server: Server = app.listen(0, '127.0.0.1');

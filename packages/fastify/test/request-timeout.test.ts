@@ -1,4 +1,4 @@
-import { errorEnvelopeSchema, generateApiKey } from '@quantum-chat/core';
+import { errorEnvelopeSchema, generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { trickleRequest, type TrickleOutcome } from '@quantum-chat/conformance';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import Fastify from 'fastify';
@@ -19,7 +19,7 @@ describe('the request timeout in a Fastify app (real sockets trickling bytes)', 
   it('should answer trickling headers and bodies 408 request_timeout in the envelope and close them (Fastify times nothing by default)', async () => {
     const app = Fastify();
     onTestFinished(() => app.close());
-    await app.register(fastifyQuantumChat, { prefix: '/v1', engine: createReferenceEngine(), requestTimeoutMs });
+    await app.register(fastifyQuantumChat, { prefix: '/v1', accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine(), requestTimeoutMs });
     const origin = await app.listen({ port: 0, host: '127.0.0.1' });
     const outcomes = await Promise.all([
       ...Array.from({ length: 5 }, () => trickleRequest({ origin, path: '/v1/chat/completions', phase: 'headers', giveUpAfterMs: 15_000 })),
@@ -33,7 +33,7 @@ describe('the request timeout in a Fastify app (real sockets trickling bytes)', 
   it('should leave a timeout the host set on its server alone', async () => {
     const app = Fastify({ requestTimeout: 5000 });
     onTestFinished(() => app.close());
-    await app.register(fastifyQuantumChat, { prefix: '/v1', engine: createReferenceEngine(), requestTimeoutMs });
+    await app.register(fastifyQuantumChat, { prefix: '/v1', accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine(), requestTimeoutMs });
     expect(app.server.requestTimeout).toBe(5000);
   });
 });

@@ -177,7 +177,7 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
         },
         countTokens: (text) => text.split(' ').length,
       };
-      const leaving = createChatHandler({ engine: working, onRequestSettled: (record) => records.push(record), onError: (error) => errors.push(error) });
+      const leaving = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: working, onRequestSettled: (record) => records.push(record), onError: (error) => errors.push(error) });
       const client = leavingRequest();
       leave = client.leave;
       const response = await leaving.handle(client.request);
@@ -196,7 +196,7 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
           yield* answer;
         },
       };
-      const leaving = createChatHandler({ engine: deaf, onRequestSettled: (record) => records.push(record) });
+      const leaving = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: deaf, onRequestSettled: (record) => records.push(record) });
       const client = leavingRequest();
       leave = client.leave;
       await leaving.handle(client.request);
@@ -226,7 +226,7 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
 
     it('should answer 408 request_timeout (and close the connection) when a body it reads does not arrive in time', async () => {
       const records: ChatRequestRecord[] = [];
-      const timed = createChatHandler({ engine: scriptedEngine(answer), requestTimeoutMs: 40, onRequestSettled: (record) => records.push(record) });
+      const timed = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: scriptedEngine(answer), requestTimeoutMs: 40, onRequestSettled: (record) => records.push(record) });
       expect(timed.requestTimeoutMs).toBe(40);
       let asked = 0;
       const response = await timed.handle({
@@ -245,7 +245,7 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
     });
 
     it('should answer 408 for a body the host gave up on because its own request timeout passed', async () => {
-      const response = await createChatHandler({ engine: scriptedEngine(answer) }).handle({
+      const response = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: scriptedEngine(answer) }).handle({
         ...chatHead,
         body: { kind: 'rejected', reason: 'timed-out' },
         connection: connectionFromSignal(new AbortController().signal, () => undefined),
@@ -255,8 +255,8 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
     });
 
     it('should be 30 s by default, and off with 0', async () => {
-      expect(createChatHandler({ engine: scriptedEngine(answer) }).requestTimeoutMs).toBe(30_000);
-      const untimed = createChatHandler({ engine: scriptedEngine(answer), requestTimeoutMs: 0 });
+      expect(createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: scriptedEngine(answer) }).requestTimeoutMs).toBe(30_000);
+      const untimed = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: scriptedEngine(answer), requestTimeoutMs: 0 });
       const slow = untimed.handle({
         ...chatHead,
         body: { kind: 'unread', read: () => new Promise((resolve) => setTimeout(() => resolve({ kind: 'text', text: JSON.stringify({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }] }) }), 60)) },
