@@ -53,11 +53,11 @@ describe('admin API scenarios (test/admin-fixtures), over HTTP', { timeout: 60_0
 });
 
 describe('the admin API in the served OpenAPI document', () => {
-  it('should be a valid OpenAPI 3.1 document whose schemas compile in strict mode', async () => {
+  it('should be a valid OpenAPI 3.2 document whose schemas compile in strict mode', async () => {
     const validator = new Validator();
     const result = await validator.validate(structuredClone(document));
     expect(result.errors ?? []).toEqual([]);
-    expect(validator.version).toBe('3.1');
+    expect(validator.version).toBe('3.2');
     expect(() => schemas.compileAll()).not.toThrow();
   });
 

@@ -44,3 +44,9 @@ export { conformanceKeys, createConformanceAccessControl } from './conformance-k
 /** A slow client over a real socket: a head or body that never finishes arriving (request timeouts). */
 export { trickleRequest } from './trickle-request.js';
 export type { TricklePhase, TrickleRequestOptions, TrickleOutcome } from './trickle-request.js';
+
+/** OpenAPI: responses and stream events checked against the served document. */
+export { createOpenApiChecker, mediaTypeOf } from './openapi/create-openapi-checker.js';
+export type { FoundOperation, MediaTypeObject, OpenApiChecker, OpenApiDocument, OperationObject, ReceivedResponse, ResponseObject } from './openapi/create-openapi-checker.js';
+export { parseEventStream } from './openapi/parse-event-stream.js';
+export type { EventStreamItem } from './openapi/parse-event-stream.js';

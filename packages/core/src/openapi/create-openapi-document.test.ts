@@ -7,7 +7,7 @@ type Document = { openapi: string; paths: Record<string, unknown>; components: {
 describe('createOpenApiDocument', () => {
   it('should describe both endpoints with the schemas the handler validates with', () => {
     const document = createOpenApiDocument() as Document;
-    expect(document.openapi).toBe('3.1.0');
+    expect(document.openapi).toBe('3.2.0');
     expect(Object.keys(document.paths)).toEqual(['/chat/completions', '/models', '/models/{model}', '/openapi.json']);
     expect(Object.keys(document.components.schemas.ChatCompletionRequest!.properties!)).toContain('tool_choice');
   });
@@ -21,8 +21,16 @@ describe('createOpenApiDocument', () => {
     expect(properties.model).not.toHaveProperty('anyOf');
   });
 
-  it('should describe one stream frame per event name, and the unnamed frames', () => {
-    const events = (createOpenApiDocument() as Document).components.schemas.ChatStreamEvent!.oneOf as Schema[];
-    expect(events.map((event) => (event.properties!.event as { const?: string } | undefined)?.const)).toEqual(['thought_trace', 'message', 'error', undefined]);
+  it('should describe one stream event per name, an unnamed event as a message, and data as JSON text or [DONE]', () => {
+    const event = (createOpenApiDocument() as Document).components.schemas.ChatStreamEvent!;
+    expect(event).toMatchObject({ type: 'object', required: ['data'], properties: { event: { type: 'string' }, data: { type: 'string' }, id: { type: 'string' }, retry: { type: 'integer', minimum: 0 } } });
+    const variants = event.oneOf as Schema[];
+    expect(variants.map((variant) => [(variant.properties!.event as { const?: string }).const, variant.required ?? []])).toEqual([
+      ['thought_trace', ['event']],
+      ['error', ['event']],
+      ['message', []],
+    ]);
+    expect(variants[0]!.properties!.data).toEqual({ type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/ThoughtTraceChunk' } });
+    expect((variants[2]!.properties!.data as { anyOf: unknown[] }).anyOf[0]).toEqual({ const: '[DONE]' });
   });
 });

@@ -6,6 +6,7 @@ import { chatCompletionSchema } from '../schemas/chat-completion.js';
 import { errorEnvelopeSchema } from '../schemas/error-envelope.js';
 import { modelListSchema, modelSchema } from '../schemas/model.js';
 import { thoughtTraceChunkSchema } from '../schemas/thought-trace-chunk.js';
+import { chatStreamEventSchema } from './stream-event-schema.js';
 
 export interface OpenApiDocumentOptions {
   /** The server URL, ending with the version segment, e.g. `http://127.0.0.1:8080/v1`. */
@@ -15,7 +16,7 @@ export interface OpenApiDocumentOptions {
 
 type JsonObject = Record<string, unknown>;
 
-/** A zod schema as a JSON Schema (2020-12, the dialect of OpenAPI 3.1) without its `$schema`. */
+/** A zod schema as a JSON Schema (2020-12, the dialect of OpenAPI 3.1 and 3.2) without its `$schema`. */
 function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonObject;
   return rest;
@@ -107,46 +108,21 @@ function errorResponses(statuses: number[]): JsonObject {
   );
 }
 
-const streamDescription = [
-  'Server-Sent Events (decisions §4). Quantum format (default): `event: thought_trace` frames',
-  '(ThoughtTraceChunk) for quantum-reasoner, then `event: message` frames (ChatCompletionChunk),',
-  'a last `message` chunk with `finish_reason` and `usage`, then `data: [DONE]`. A failure after',
-  'the first byte is `event: error` (ErrorEnvelope) and the stream ends without `[DONE]`. OpenAI',
-  'format (`x-stream-format: openai`, or the `/compat/v1` prefix): the same chunks as unnamed',
-  '`data:` lines. `: keep-alive` comments are sent while idle. `x-item-schema` describes one frame.',
-].join(' ');
-
-const frame = (event: string | undefined, data: JsonObject, description: string): JsonObject => ({
-  type: 'object',
-  description,
-  properties: { ...(event === undefined ? {} : { event: { const: event } }), data },
-  required: event === undefined ? ['data'] : ['event', 'data'],
-  ...(event === undefined ? { not: { required: ['event'] } } : {}),
-  additionalProperties: false,
-});
-
-/**
- * One frame of the event stream as `{ event?, data }`, `data` read as JSON (the literal
- * `[DONE]` stays a string): what OpenAPI 3.2 calls the `itemSchema` of `text/event-stream`.
- */
-const chatStreamEventSchema: JsonObject = {
-  description: 'One Server-Sent Events frame: its `event:` name (absent for unnamed frames) and its `data:` read as JSON; `[DONE]` stays a string.',
-  oneOf: [
-    frame('thought_trace', ref('ThoughtTraceChunk'), 'Quantum format: a piece of the reasoning trace (quantum-reasoner), before the answer.'),
-    frame('message', ref('ChatCompletionChunk'), 'Quantum format: a piece of the answer, a tool-call fragment, or the last chunk with `finish_reason` and `usage`.'),
-    frame('error', ref('ErrorEnvelope'), 'Quantum format: a failure after the first byte; the stream then ends without `[DONE]`.'),
-    frame(
-      undefined,
-      { anyOf: [{ const: '[DONE]' }, ref('ChatCompletionChunk'), ref('ErrorEnvelope')] },
-      '`data: [DONE]` ends every stream. In the OpenAI format every chunk and error is an unnamed frame too.',
-    ),
-  ],
-};
-
 const jsonContent = (schema: JsonObject) => ({ 'application/json': { schema } });
 
 /**
- * The OpenAPI 3.1 document of the service, generated from the same zod schemas the handler
+ * Why OpenAPI 3.2 and not 3.1 (which the contract names): only 3.2 describes an event stream
+ * item by item (`itemSchema` on `text/event-stream`, each event an object with `event`, `data`,
+ * `id` and `retry`), which is what lets validators and test tools check every frame we send.
+ * In 3.1 a Media Type Object admits no such field (the 3.1 schema refuses it; only `x-` names
+ * pass, which tools ignore), so "3.1 with itemSchema" would be an invalid 3.1 document. 3.2 is a
+ * compatible minor release: the same Schema Object (JSON Schema 2020-12) and the same shapes,
+ * so a reader written for 3.1 reads the rest of this document unchanged.
+ */
+const openApiVersion = '3.2.0';
+
+/**
+ * The OpenAPI 3.2 document of the service, generated from the same zod schemas the handler
  * validates with, so the two cannot drift.
  *
  * @example
@@ -155,7 +131,7 @@ const jsonContent = (schema: JsonObject) => ({ 'application/json': { schema } })
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): JsonObject {
   const modelsSecurity = [{}, { bearerAuth: [] }];
   return {
-    openapi: '3.1.0',
+    openapi: openApiVersion,
     info: {
       title: 'Quantum chat-completions API',
       version: options.version ?? '1.0.0-preview',
@@ -178,7 +154,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
           requestBody: { required: true, content: jsonContent(ref('ChatCompletionRequest')) },
           responses: {
             '200': {
-              description: 'A completion (`stream` false or absent) or an event stream (`stream` true).',
+              description: 'A completion (`stream` false or absent) or an event stream (`stream` true), one `ChatStreamEvent` per event.',
               headers: {
                 'x-request-id': headerRef('RequestId'),
                 'x-quantum-ignored-params': { schema: { type: 'string' }, description: 'Unknown top-level fields that were ignored, comma-separated.' },
@@ -186,7 +162,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
               },
               content: {
                 ...jsonContent(ref('ChatCompletion')),
-                'text/event-stream': { schema: { type: 'string', description: streamDescription }, 'x-item-schema': ref('ChatStreamEvent') },
+                'text/event-stream': { itemSchema: ref('ChatStreamEvent') },
               },
             },
             ...errorResponses([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504]),
@@ -222,7 +198,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
           operationId: 'getOpenApiDocument',
           summary: 'This document',
           security: [{}],
-          responses: { '200': { description: 'The OpenAPI 3.1 document.', content: jsonContent({ type: 'object' }) } },
+          responses: { '200': { description: 'The OpenAPI 3.2 document.', content: jsonContent({ type: 'object' }) } },
         },
       },
     },

@@ -3,7 +3,7 @@ import { renderSchema, typeLink } from './render-schema.js';
 import { description, renderText } from './render-text.js';
 import { refName, variantsOf, type Schema } from './schema-summary.js';
 
-/** The parts of an OpenAPI 3.1 document the page renders. */
+/** The parts of an OpenAPI 3.1 or 3.2 document the page renders. */
 export interface ApiDocument {
   openapi: string;
   info: { title: string; version: string; description?: string };
@@ -23,7 +23,8 @@ export interface Operation {
   responses: Record<string, { description?: string; headers?: Record<string, Schema>; content?: Record<string, MediaType> }>;
 }
 
-type MediaType = { schema?: Schema; 'x-item-schema'?: Schema };
+/** A body's media type: `schema` for the whole body, `itemSchema` (OpenAPI 3.2) for each event of a stream. */
+type MediaType = { schema?: Schema; itemSchema?: Schema };
 
 export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
@@ -66,21 +67,34 @@ function parametersTable(operation: Operation): HTMLElement | undefined {
   return h('div', {}, h('h4', {}, 'Parameters'), table(['Name', 'In', 'Type', 'Description'], rows));
 }
 
-/** The events of a `text/event-stream` body, from its `x-item-schema` (one frame per variant). */
+/** An event's name as a reader looks for it: `event: message`, or also unnamed when the name is optional. */
+function eventName(variant: Schema): string {
+  const name = ((variant.properties ?? {}) as Record<string, Schema>).event?.const;
+  if (name === undefined) return '(unnamed)';
+  const required = Array.isArray(variant.required) && variant.required.includes('event');
+  return required ? `event: ${String(name)}` : `event: ${String(name)}, or unnamed`;
+}
+
+/** The events of a `text/event-stream` body, from its `itemSchema` (one row per variant). */
 function eventsTable(document: ApiDocument, itemSchema: Schema): HTMLElement | undefined {
   const variants = variantsOf(resolve(document, itemSchema) ?? {});
   if (!variants) return undefined;
   const rows = variants.map((variant) => {
     const properties = (variant.properties ?? {}) as Record<string, Schema>;
-    const event = properties.event?.const;
-    return h('tr', { class: 'sse-event' }, h('td', {}, h('code', {}, event === undefined ? '(unnamed)' : `event: ${String(event)}`)), h('td', {}, typeLink(properties.data)), h('td', {}, description(variant.description)));
+    return h('tr', { class: 'sse-event' }, h('td', {}, h('code', {}, eventName(variant))), h('td', {}, typeLink(properties.data)), h('td', {}, description(variant.description)));
   });
-  return h('div', { class: 'events' }, h('h5', {}, 'Events'), table(['Event', 'Data', 'When'], rows), h('p', { class: 'hint' }, 'Frame schema: ', typeLink(itemSchema), '.'));
+  return h('div', { class: 'events' }, h('h5', {}, 'Events'), table(['Event', 'Data', 'When'], rows), h('p', { class: 'hint' }, 'Event schema: ', typeLink(itemSchema), '.'));
 }
 
 function contentBlock(document: ApiDocument, content: Record<string, MediaType> | undefined): HTMLElement[] {
   return Object.entries(content ?? {}).map(([mediaType, media]) =>
-    h('div', { class: 'media' }, h('p', { class: 'media-type' }, h('code', {}, mediaType), media.schema && ' ', media.schema && typeLink(media.schema)), media.schema && typeof media.schema.$ref !== 'string' && description(media.schema.description), media['x-item-schema'] && eventsTable(document, media['x-item-schema'])),
+    h(
+      'div',
+      { class: 'media' },
+      h('p', { class: 'media-type' }, h('code', {}, mediaType), media.schema && ' ', media.schema && typeLink(media.schema), media.itemSchema && ' ', media.itemSchema && h('span', {}, 'one ', typeLink(media.itemSchema), ' per event')),
+      media.schema && typeof media.schema.$ref !== 'string' && description(media.schema.description),
+      media.itemSchema && eventsTable(document, media.itemSchema),
+    ),
   );
 }
 

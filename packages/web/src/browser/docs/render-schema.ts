@@ -9,6 +9,9 @@ const maxDepth = 5;
 export function typeLink(schema: unknown): HTMLElement {
   const ref = typeof schema === 'object' && schema !== null ? (schema as Schema).$ref : undefined;
   if (typeof ref === 'string') return h('a', { class: 'type', href: `#schema-${refName(ref)}` }, refName(ref));
+  // JSON text of a named schema (an event's `data`): the link goes to that schema.
+  const content = typeof schema === 'object' && schema !== null && (schema as Schema).contentMediaType === 'application/json' ? (schema as Schema).contentSchema : undefined;
+  if (typeof content === 'object' && content !== null && typeof (content as Schema).$ref === 'string') return h('span', { class: 'type' }, 'JSON ', typeLink(content));
   return h('span', { class: 'type' }, typeSummary(schema));
 }
 
@@ -30,6 +33,8 @@ function propertyRow(name: string, property: Schema, required: boolean, depth: n
   );
 }
 
+/** A variant with fields of its own to show: an object, or a narrowing of its parent's fields (an event's `data`). */
+const hasFields = (variant: Schema) => nestedObjectsOf(variant).length > 0 || (typeof variant.properties === 'object' && variant.properties !== null);
 const propertiesOf = (schema: Schema) => (typeof schema.properties === 'object' && schema.properties !== null ? (schema.properties as Record<string, Schema>) : {});
 const discriminates = (property: Schema) => 'const' in property || (Array.isArray(property.enum) && property.enum.length <= 3);
 
@@ -56,21 +61,23 @@ function variantLabel(variant: Schema, siblings: Schema[]): HTMLElement {
  */
 export function renderSchema(schema: Schema, depth = 0): HTMLElement {
   const parts: Child[] = [description(schema.description)];
-  if (typeof schema.$ref === 'string') {
-    parts.push(h('p', {}, 'See ', typeLink(schema), '.'));
-  } else if (typeof schema.properties === 'object' && schema.properties !== null) {
+  if (typeof schema.$ref === 'string') return h('div', { class: 'schema' }, parts, h('p', {}, 'See ', typeLink(schema), '.'));
+  const isUnion = variantsOf(schema)?.some((variant) => variant.type !== 'null') === true;
+  if (typeof schema.properties === 'object' && schema.properties !== null) {
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
     const rows = Object.entries(schema.properties as Record<string, Schema>).map(([name, property]) => propertyRow(name, property, required.has(name), depth));
     parts.push(h('table', { class: 'properties' }, h('thead', {}, h('tr', {}, h('th', {}, 'Field'), h('th', {}, 'Type'), h('th', {}, 'Description'))), h('tbody', {}, rows)));
-  } else if (variantsOf(schema) && variantsOf(schema)!.some((variant) => variant.type !== 'null')) {
+  } else if (!isUnion) {
+    const constraints = constraintsOf(schema);
+    parts.push(h('p', {}, typeLink(schema), constraints.length > 0 && ` (${constraints.join(', ')})`));
+  }
+  // A union, also one that narrows the fields above (an event: which `event` carries which `data`).
+  if (isUnion) {
     const variants = variantsOf(schema)!;
     parts.push(
       h('p', { class: 'union' }, schema.oneOf ? 'Exactly one of:' : 'Any of:'),
-      h('ol', { class: 'variants' }, variants.map((variant) => h('li', {}, variantLabel(variant, variants), nestedObjectsOf(variant).length > 0 && typeof variant.$ref !== 'string' ? renderSchema(variant, depth + 1) : description(variant.description)))),
+      h('ol', { class: 'variants' }, variants.map((variant) => h('li', {}, variantLabel(variant, variants), hasFields(variant) && typeof variant.$ref !== 'string' ? renderSchema(variant, depth + 1) : description(variant.description)))),
     );
-  } else {
-    const constraints = constraintsOf(schema);
-    parts.push(h('p', {}, typeLink(schema), constraints.length > 0 && ` (${constraints.join(', ')})`));
   }
   return h('div', { class: 'schema' }, parts);
 }

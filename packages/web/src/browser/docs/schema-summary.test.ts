@@ -11,6 +11,8 @@ describe('typeSummary', () => {
     expect(typeSummary({ type: 'array', items: { $ref: '#/components/schemas/Model' } })).toBe('array of Model');
     expect(typeSummary({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } })).toBe('array of (string | integer)');
     expect(typeSummary({ type: 'object', additionalProperties: { type: 'string' } })).toBe('map of string');
+    expect(typeSummary({ type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/ChatCompletionChunk' } })).toBe('JSON ChatCompletionChunk');
+    expect(typeSummary({ anyOf: [{ const: '[DONE]' }, { type: 'string', contentMediaType: 'application/json', contentSchema: { anyOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] } }] })).toBe('"[DONE]" | JSON (A | B)');
     expect(typeSummary({})).toBe('any');
     expect(typeSummary(true)).toBe('any');
   });

@@ -26,6 +26,8 @@ const wrap = (text: string) => (text.includes(' | ') ? `(${text})` : text);
 export function typeSummary(schema: unknown): string {
   if (!isSchema(schema)) return schema === false ? 'never' : 'any';
   if (typeof schema.$ref === 'string') return refName(schema.$ref);
+  // A string holding JSON (an event's `data`): what the JSON is.
+  if (schema.contentMediaType === 'application/json' && schema.contentSchema !== undefined) return `JSON ${wrap(typeSummary(schema.contentSchema))}`;
   if ('const' in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
   const variants = variantsOf(schema);
