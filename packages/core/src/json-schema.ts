@@ -5,3 +5,5 @@ export type { CompiledPattern, LinearPattern } from './json-schema/linear-patter
 export { createSchemaValidator } from './json-schema/schema-validator.js';
 export type { SchemaProblem, SchemaValidator } from './json-schema/schema-validator.js';
 export { getSchemaValidator, validateWithSchema } from './json-schema/cached-schema-validator.js';
+export { measureFiniteValueDepths } from './json-schema/finite-value-depth.js';
+export type { FiniteValueDepths } from './json-schema/finite-value-depth.js';

@@ -162,3 +162,29 @@ describe('buildToolArguments on schemas that would stall a backtracking engine o
     expect(json).toBeDefined();
   });
 });
+
+describe('buildToolArguments: schemas that refer to themselves', () => {
+  it('should build the smallest valid arguments where recursion has a way out', () => {
+    const list = tool('append', { type: 'object', properties: { next: { anyOf: [{ $ref: '#' }, { type: 'null' }] }, value: { type: 'string' } }, required: ['next', 'value'] });
+    expect(argumentsFor(list, 'Append it.')).toMatchObject({ next: null });
+    const nullable = tool('walk', {
+      type: 'object',
+      $defs: { node: { type: ['object', 'null'], properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] } },
+      properties: { list: { $ref: '#/$defs/node' } },
+      required: ['list'],
+    });
+    // The first way back into the node stops at its `null`.
+    expect(argumentsFor(nullable, 'Walk it.')).toEqual({ list: { next: null } });
+    const oneOf = tool('expr', {
+      type: 'object',
+      $defs: { expr: { oneOf: [{ type: 'object', properties: { op: { type: 'string' }, left: { $ref: '#/$defs/expr' }, right: { $ref: '#/$defs/expr' } }, required: ['op', 'left', 'right'] }, { type: 'number' }] } },
+      properties: { expression: { $ref: '#/$defs/expr' } },
+      required: ['expression'],
+    });
+    const { expression } = argumentsFor(oneOf, 'Compute it.') as { expression: { left: unknown; right: unknown } };
+    expect([typeof expression.left, typeof expression.right]).toEqual(['number', 'number']);
+    // Without a type, a nested value may be a plain string.
+    const untyped = tool('loose', { properties: { child: { $ref: '#' } }, required: ['child'] });
+    expect(typeof argumentsFor(untyped, 'Loosen it.').child).toBe('string');
+  });
+});

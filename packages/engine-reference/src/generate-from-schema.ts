@@ -2,7 +2,8 @@ import type { ArgumentHints } from './argument-hints.js';
 import { generateStringValue, hasHintFor, maxGeneratedStringLength } from './generate-string-value.js';
 import { generateNumberValue } from './generate-number-value.js';
 import { createGenerationBudget, GenerationBudgetExceeded, type GenerationBudget } from './generation-budget.js';
-import { isJsonObject, resolveSchema, type JsonSchema } from './resolve-schema.js';
+import { measureFiniteValueDepths, type FiniteValueDepths } from '@quantum-chat/core/json-schema';
+import { firstValuedBranch, isJsonObject, isNullBranch, resolveSchema, type JsonSchema } from './resolve-schema.js';
 
 interface GenerateState {
   root: JsonSchema;
@@ -12,6 +13,12 @@ interface GenerateState {
   numberCursor: { used: number };
   /** What is left of the generation budget; running out aborts the generation. */
   budget: GenerationBudget;
+  /** How deep the shallowest value of each subschema is (recursion's ways out). */
+  depths: FiniteValueDepths;
+  /** The `$ref`s being expanded on the way to the current value (`#` is the root). */
+  refsOnPath: Set<string>;
+  /** Set once the schema recurses: from there on, the smallest value (the shortest way out). */
+  smallest: boolean;
 }
 
 /** At most this many values (objects, arrays, strings, numbers, …) per generated arguments object. */
@@ -42,9 +49,51 @@ function pickEnum(values: unknown[], schema: JsonSchema, hints: ArgumentHints | 
   return values[0];
 }
 
+/** Whether a branch refers back to a schema being expanded (taking it would recurse). */
+function leadsBack(branch: unknown, state: GenerateState): boolean {
+  return isJsonObject(branch) && typeof branch.$ref === 'string' && state.refsOnPath.has(branch.$ref);
+}
+
+/**
+ * The `anyOf`/`oneOf` branch to generate: the first one with a value (nullable fields get
+ * one), unless it would recurse or the schema already does; then the one with the shallowest
+ * value (the first such that is not just `null`).
+ */
+function chooseBranch(branches: unknown[], state: GenerateState): unknown {
+  const preferred = firstValuedBranch(branches);
+  if (!state.smallest && !leadsBack(preferred, state) && state.depths.depthOf(preferred) <= maxDepth) return preferred;
+  let chosen: unknown = preferred;
+  let shallowest = Number.POSITIVE_INFINITY;
+  for (const branch of branches) {
+    const depth = state.depths.depthOf(branch);
+    if (depth < shallowest || (depth === shallowest && isNullBranch(chosen) && !isNullBranch(branch))) {
+      chosen = branch;
+      shallowest = depth;
+    }
+  }
+  return chosen;
+}
+
+const scalarTypes = new Set<SchemaType>(['string', 'number', 'integer', 'boolean', 'null']);
+
+/**
+ * Past a recursion, an object or array that cannot be empty gives way to a scalar its schema
+ * also allows (`type: ["object", "null"]`, or no `type` at all): the smallest value.
+ */
+function smallestKind(schema: JsonSchema, kind: SchemaType, state: GenerateState): SchemaType {
+  if ((kind !== 'object' && kind !== 'array') || state.depths.depthAs(schema, kind) === 0) return kind;
+  if (schema.type === undefined) return 'string';
+  const declared = (Array.isArray(schema.type) ? schema.type : [schema.type]) as SchemaType[];
+  return declared.includes('null') ? 'null' : (declared.find((type) => scalarTypes.has(type)) ?? kind);
+}
+
+function resolveFor(input: JsonSchema, state: GenerateState): JsonSchema {
+  return resolveSchema(input, state.root, state.budget, (branches) => chooseBranch(branches, state));
+}
+
 function mentionsEnum(schema: unknown, state: GenerateState): boolean {
   if (!isJsonObject(schema) || !state.hints) return false;
-  const resolved = resolveSchema(schema, state.root, state.budget);
+  const resolved = resolveFor(schema, state);
   const hints = state.hints;
   return Array.isArray(resolved.enum) && resolved.enum.some((value) => typeof value === 'string' && hints.words.has(value.toLowerCase()));
 }
@@ -60,7 +109,7 @@ function generateObject(schema: JsonSchema, state: GenerateState, depth: number)
   const names = Object.keys(properties);
   const optionalWanted = (name: string): boolean => {
     const property = properties[name];
-    if (!state.hints || depth > shallowDepth) return false;
+    if (!state.hints || depth > shallowDepth || state.smallest) return false;
     if (required === undefined) return true; // no `required` list: fill everything, as a model would
     return mentionsEnum(property, state) || (isJsonObject(property) && hasHintFor(name, property.format, state.hints));
   };
@@ -83,9 +132,9 @@ function generateArray(schema: JsonSchema, name: string, state: GenerateState, d
   const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
   const minItems = typeof schema.minItems === 'number' ? schema.minItems : 0;
   const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : Number.POSITIVE_INFINITY;
-  const wanted = state.hints && depth <= shallowDepth ? Math.max(minItems, tuple ? tuple.length : 1) : minItems;
+  const wanted = state.hints && depth <= shallowDepth && !state.smallest ? Math.max(minItems, tuple ? tuple.length : 1) : minItems;
   const count = Math.min(wanted, maxItems, 64);
-  const itemSchema = tuple ? undefined : isJsonObject(schema.items) ? resolveSchema(schema.items, state.root, state.budget) : {};
+  const itemSchema = tuple ? undefined : isJsonObject(schema.items) ? resolveFor(schema.items, state) : {};
   if (itemSchema && Array.isArray(itemSchema.enum) && schema.uniqueItems === true) {
     const hints = state.hints;
     const mentioned = itemSchema.enum.filter((value) => typeof value === 'string' && hints?.words.has(value.toLowerCase()));
@@ -93,7 +142,8 @@ function generateArray(schema: JsonSchema, name: string, state: GenerateState, d
   }
   const items: unknown[] = [];
   for (let index = 0; index < count; index++) {
-    const schemaAt = tuple ? (tuple[index] ?? (isJsonObject(schema.items) ? schema.items : {})) : itemSchema;
+    // The item schema as written (its `$ref` included, so a way back into an ancestor is seen).
+    const schemaAt = tuple ? (tuple[index] ?? (isJsonObject(schema.items) ? schema.items : {})) : isJsonObject(schema.items) ? schema.items : itemSchema;
     items.push(generateValue(schemaAt, singular(name), state, depth + 1, index));
   }
   return items;
@@ -116,10 +166,27 @@ function generateValue(input: unknown, name: string, state: GenerateState, depth
   if (depth > maxDepth || --state.budget.values < 0) throw new GenerationBudgetExceeded();
   if (input === true || input === undefined) return generateString({}, name, state, index);
   if (!isJsonObject(input)) return null; // `false` accepts nothing; the validator will say so
-  const schema = resolveSchema(input, state.root, state.budget);
+  const ref = typeof input.$ref === 'string' ? input.$ref : undefined;
+  if (ref === undefined) return generateResolved(input, name, state, depth, index);
+  // A `$ref` back into a schema being expanded: from here on, the shortest way out.
+  const recursing = state.refsOnPath.has(ref);
+  const wasSmallest = state.smallest;
+  state.smallest ||= recursing;
+  if (!recursing) state.refsOnPath.add(ref);
+  try {
+    return generateResolved(input, name, state, depth, index);
+  } finally {
+    state.smallest = wasSmallest;
+    if (!recursing) state.refsOnPath.delete(ref);
+  }
+}
+
+function generateResolved(input: JsonSchema, name: string, state: GenerateState, depth: number, index: number): unknown {
+  const schema = resolveFor(input, state);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return pickEnum(schema.enum, schema, state.hints);
-  switch (typeOf(schema)) {
+  const kind = typeOf(schema);
+  switch (state.smallest ? smallestKind(schema, kind, state) : kind) {
     case 'object':
       return generateObject(schema, state, depth);
     case 'array':
@@ -159,9 +226,12 @@ export function generateFromSchema(parameters: JsonSchema, hints: ArgumentHints 
     hints,
     numberCursor: { used: 0 },
     budget: createGenerationBudget(),
+    depths: measureFiniteValueDepths(parameters),
+    refsOnPath: new Set(['#']),
+    smallest: false,
   };
   try {
-    const root = resolveSchema(parameters, parameters, state.budget);
+    const root = resolveFor(parameters, state);
     if (typeOf(root) !== 'object' || 'const' in root || Array.isArray(root.enum)) return { value: generateValue(root, '', state, 0, 0) };
     return { value: generateObject(root, state, 0) };
   } catch (error) {

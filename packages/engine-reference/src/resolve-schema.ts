@@ -30,7 +30,13 @@ function mergeSchemas(base: JsonSchema, extra: JsonSchema): JsonSchema {
   return merged;
 }
 
-const isNullBranch = (branch: unknown): boolean => isJsonObject(branch) && branch.type === 'null';
+/** Whether an `anyOf`/`oneOf` branch only allows `null`. @internal */
+export const isNullBranch = (branch: unknown): boolean => isJsonObject(branch) && branch.type === 'null';
+
+/** The first branch that is not just `{type:"null"}`, so nullable fields get a value. @internal */
+export function firstValuedBranch(branches: unknown[]): unknown {
+  return branches.find((candidate) => isJsonObject(candidate) && !isNullBranch(candidate)) ?? branches[0];
+}
 
 function spendStep(budget: Pick<GenerationBudget, 'resolveSteps'> | undefined): void {
   if (budget !== undefined && --budget.resolveSteps < 0) throw new GenerationBudgetExceeded();
@@ -38,8 +44,9 @@ function spendStep(budget: Pick<GenerationBudget, 'resolveSteps'> | undefined): 
 
 /**
  * Flattens the combinators the generator does not walk itself: a local `$ref` is replaced by
- * its target (sibling keywords win), `allOf` parts are merged, and `anyOf`/`oneOf` take their
- * first branch (the first that is not just `{type:"null"}`, so nullable fields get a value).
+ * its target (sibling keywords win), `allOf` parts are merged, and `anyOf`/`oneOf` take the
+ * branch `chooseBranch` picks (by default the first that is not just `{type:"null"}`, so
+ * nullable fields get a value).
  * Each `$ref` followed and each `allOf` part takes a step from `budget`: definitions that
  * `allOf` each other twice would otherwise double the work at every level.
  *
@@ -47,7 +54,12 @@ function spendStep(budget: Pick<GenerationBudget, 'resolveSteps'> | undefined): 
  * resolveSchema({ anyOf: [{ type: 'null' }, { type: 'string' }] }, root); // { type: 'string' }
  * @internal
  */
-export function resolveSchema(schema: JsonSchema, root: JsonSchema, budget?: Pick<GenerationBudget, 'resolveSteps'>): JsonSchema {
+export function resolveSchema(
+  schema: JsonSchema,
+  root: JsonSchema,
+  budget?: Pick<GenerationBudget, 'resolveSteps'>,
+  chooseBranch: (branches: unknown[]) => unknown = firstValuedBranch,
+): JsonSchema {
   let current = schema;
   // Bounded: a schema that refers to itself through $ref alone must not loop.
   for (let step = 0; step < 32; step++) {
@@ -61,13 +73,13 @@ export function resolveSchema(schema: JsonSchema, root: JsonSchema, budget?: Pic
     if (Array.isArray(current.allOf)) {
       spendStep(budget);
       const { allOf, ...rest } = current;
-      current = (allOf as unknown[]).filter(isJsonObject).map((part) => resolveSchema(part, root, budget)).reduce(mergeSchemas, rest);
+      current = (allOf as unknown[]).filter(isJsonObject).map((part) => resolveSchema(part, root, budget, chooseBranch)).reduce(mergeSchemas, rest);
       continue;
     }
     const branches = current.anyOf ?? current.oneOf;
     if (Array.isArray(branches) && branches.length > 0) {
       const { anyOf: _anyOf, oneOf: _oneOf, ...rest } = current;
-      const branch = branches.find((candidate) => isJsonObject(candidate) && !isNullBranch(candidate)) ?? branches[0];
+      const branch = chooseBranch(branches);
       current = isJsonObject(branch) ? mergeSchemas(rest, branch) : rest;
       continue;
     }

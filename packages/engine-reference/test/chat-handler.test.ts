@@ -51,4 +51,36 @@ describe('reference engine behind the core handler', () => {
     expect(choice?.message.content).toBeNull();
     expect(choice?.message.tool_calls[0]?.function).toEqual({ name: 'get_weather', arguments: '{"location":"Lisbon"}' });
   });
+
+  describe('tool_choice "required" with a schema that refers to itself', () => {
+    const required = (parameters: unknown) => ({ model: 'quantum-flash', messages: [{ role: 'user', content: 'Build it.' }], tools: [{ type: 'function', function: { name: 'build', parameters } }], tool_choice: 'required' });
+
+    it('should refuse a schema with no finite value: 400 invalid_tool_schema naming the parameters', async () => {
+      for (const parameters of [
+        { type: 'object', properties: { child: { $ref: '#' } }, required: ['child'] },
+        { type: 'object', properties: { left: { $ref: '#' }, right: { $ref: '#' } }, required: ['left', 'right'] },
+        { type: 'object', properties: { parts: { type: 'array', minItems: 1, items: { $ref: '#' } } }, required: ['parts'] },
+      ]) {
+        const response = await post(required(parameters));
+        expect(response.status).toBe(400);
+        const { error } = (await response.json()) as { error: { type: string; code: string; param: string; message: string } };
+        expect(error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_tool_schema', param: 'tools[0].function.parameters' });
+        expect(error.message).toContain('no finite value');
+      }
+    });
+
+    it('should call the tool with the smallest valid arguments when recursion has a way out', async () => {
+      const cases: [unknown, unknown][] = [
+        [{ type: 'object', properties: { next: { anyOf: [{ $ref: '#' }, { type: 'null' }] }, value: { type: 'integer' } }, required: ['next', 'value'] }, { next: null, value: expect.any(Number) }],
+        [{ type: 'object', properties: { child: { $ref: '#' } } }, { child: {} }],
+        [{ type: 'object', properties: { kids: { type: 'array', items: { $ref: '#' } } }, required: ['kids'] }, { kids: [{ kids: [] }] }],
+      ];
+      for (const [parameters, smallest] of cases) {
+        const completion = (await (await post(required(parameters))).json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> }; finish_reason: string }> };
+        expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
+        expect(JSON.parse(completion.choices[0]!.message.tool_calls[0]!.function.arguments)).toEqual(smallest);
+      }
+    });
+  });
 });
+

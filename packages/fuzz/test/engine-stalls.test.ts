@@ -35,7 +35,9 @@ async function maxStallOf(fields: Record<string, unknown>): Promise<number> {
 
 describe('engine-reference stalls', () => {
   it('should not stall on a schema that requires itself twice through $ref (2^16 generated objects)', async () => {
-    const parameters = { type: 'object', properties: { left: { $ref: '#' }, right: { $ref: '#' } }, required: ['left', 'right'] };
+    // Nullable, so it has a finite value (one without is refused before the engine, 400).
+    const node = { type: ['object', 'null'], properties: { left: { $ref: '#/$defs/node' }, right: { $ref: '#/$defs/node' } }, required: ['left', 'right'] };
+    const parameters = { type: 'object', $defs: { node }, properties: { tree: { $ref: '#/$defs/node' } }, required: ['tree'] };
     expect(await maxStallOf({ tools: tool(parameters), tool_choice: 'required' })).toBeLessThan(250);
   });
 

@@ -103,3 +103,27 @@ describe('validateChatRequest: output controls', () => {
     expect(unknownFields).toEqual({ top_k: 40, chat_template_kwargs: { enable_thinking: false }, 'naïve': null });
   });
 });
+
+describe('validateChatRequest: a schema with no finite value', () => {
+  const selfRequired = { type: 'object', properties: { child: { $ref: '#' } }, required: ['child'] };
+  const tool = (parameters: unknown) => ({ type: 'function', function: { name: 'nest', parameters } });
+
+  it('should refuse it with 400 invalid_tool_schema naming the parameters, whatever the tool choice', () => {
+    for (const toolChoice of ['required', 'auto', { type: 'function', function: { name: 'nest' } }]) {
+      expect(() => validateChatRequest({ ...base, tools: [{ type: 'function', function: { name: 'other' } }, tool(selfRequired)], tool_choice: toolChoice })).toThrow(
+        expect.objectContaining({ code: 'invalid_tool_schema', status: 400, param: 'tools[1].function.parameters', message: expect.stringContaining('no finite value') }),
+      );
+    }
+    const nonEmptyArrays = { type: 'object', properties: { items: { type: 'array', minItems: 1, items: { $ref: '#' } } }, required: ['items'] };
+    expect(() => validateChatRequest({ ...base, tools: [tool(nonEmptyArrays)], tool_choice: 'required' })).toThrow(expect.objectContaining({ code: 'invalid_tool_schema' }));
+    expect(() => validateChatRequest({ ...base, response_format: { type: 'json_schema', json_schema: { name: 'nest', schema: selfRequired } } })).toThrow(
+      expect.objectContaining({ param: 'response_format.json_schema.schema' }),
+    );
+  });
+
+  it('should accept recursion that has a way out', () => {
+    const list = { type: 'object', properties: { next: { anyOf: [{ $ref: '#' }, { type: 'null' }] }, value: { type: 'string' } }, required: ['next', 'value'] };
+    expect(validateChatRequest({ ...base, tools: [tool(list)], tool_choice: 'required' }).engineRequest.tools).toHaveLength(1);
+    expect(validateChatRequest({ ...base, tools: [tool({ type: 'object', properties: { child: { $ref: '#' } } })], tool_choice: 'required' }).engineRequest.tools).toHaveLength(1);
+  });
+});

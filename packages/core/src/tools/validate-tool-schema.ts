@@ -1,3 +1,4 @@
+import { measureFiniteValueDepths } from '../json-schema/finite-value-depth.js';
 import { compileLinearPattern } from '../json-schema/linear-pattern.js';
 import { checkSchemaKeyword } from './check-schema-keyword.js';
 import { measureUnfoldedSchema } from './measure-unfolded-schema.js';
@@ -161,8 +162,9 @@ function walkSchema(schema: unknown, valueCap: number, enumCap: number): WalkRes
 /**
  * Checks that a tool's `parameters` is a valid JSON Schema object (the draft-07 meta-schema,
  * keyword by keyword, in one walk) with no remote `$ref`, at most 10,000 values (1,000
- * in enums), and only regexes that the linear-time engine runs (see `compileLinearPattern`:
- * no backreferences or lookarounds). Returns a problem or `undefined`. Nothing is fetched and
+ * in enums), only regexes that the linear-time engine runs (see `compileLinearPattern`:
+ * no backreferences or lookarounds), and a finite value (see `measureFiniteValueDepths`: a
+ * schema that requires itself with no way out has none). Returns a problem or `undefined`. Nothing is fetched and
  * nothing is compiled but the patterns themselves, so the check takes milliseconds at worst.
  * Pass one `budget` to the checks of all tools of a request to cap their sum as well.
  *
@@ -184,6 +186,11 @@ export function findToolSchemaProblem(parameters: Record<string, unknown>, budge
   }
   if (rest.type !== undefined && rest.type !== 'object') {
     return { message: 'the root of a function\'s parameters must be of type "object"' };
+  }
+  // No model could ever send valid arguments: refused rather than answered without a call.
+  const depths = measureFiniteValueDepths(parameters);
+  if (depths.rootDepth === Number.POSITIVE_INFINITY && depths.settled) {
+    return { message: 'the schema has no finite value: it requires itself with no way out (a required property, or an item of a non-empty array, that refers back to it, with no optional or nullable branch to stop at)' };
   }
   return undefined;
 }
