@@ -31,8 +31,9 @@ export interface ReadinessTargets {
 
 /**
  * `GET /readyz`, what a load balancer polls: 200 `{"status":"ready"}` when the store (and Redis,
- * when configured) answer within 1 s, else 503 with `retry-after` naming what failed.
- * Concurrent probes share one check.
+ * when configured) answer within 1 s, else 503 with `retry-after` naming what failed. Redis's
+ * answer also puts a limiter that had fallen back to counting per instance back on Redis, so a
+ * 200 means the limits are shared. Concurrent probes share one check.
  *
  * @example
  * registerReadyRoute(app, { store, limiter });

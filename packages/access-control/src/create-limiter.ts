@@ -49,7 +49,11 @@ export interface Limiter {
   reserve(bucket: string, limits: Limits, tokens: number): Promise<LimitDecision>;
   /** Where a bucket stands, without counting anything. */
   read(bucket: string, limits: Limits): Promise<LimitState>;
-  /** Resolves when Redis answers a PING (at once without Redis); rejects otherwise. */
+  /**
+   * Resolves when Redis answers a PING (at once without Redis); rejects otherwise. A limiter
+   * that had fallen back to counting in this process counts in Redis again from the answer on,
+   * so that a readiness check that passed means the limits are shared.
+   */
   ping(): Promise<void>;
   /** Resolves true once Redis is connected (at once without Redis), false after `timeoutMs`. */
   ready(timeoutMs?: number): Promise<boolean>;
@@ -184,6 +188,7 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
       if (client === undefined) return;
       // No offline queue: a disconnected client rejects at once instead of waiting.
       await client.ping();
+      circuit?.answered();
     },
     async ready(waitMs = 2000) {
       if (client === undefined) return true;

@@ -13,6 +13,8 @@ export interface RedisCircuit {
   /** The failure that opened it. */
   readonly reason: unknown;
   trip(reason: unknown): void;
+  /** Redis answered a command sent outside the circuit (a readiness ping): close it now, not at the next probe. */
+  answered(): void;
   dispose(): void;
 }
 
@@ -31,16 +33,21 @@ export function createRedisCircuit(options: RedisCircuitOptions): RedisCircuit {
   let timer: ReturnType<typeof setInterval> | undefined;
   let probing = false;
 
+  function close(): void {
+    if (!open) return;
+    open = false;
+    reason = undefined;
+    clearInterval(timer);
+    timer = undefined;
+    options.onChange?.(false, undefined);
+  }
+
   async function probe(): Promise<void> {
     if (probing) return;
     probing = true;
     try {
       if ((await withDeadline(options.ping(), options.timeoutMs)) === deadlineExceeded) return;
-      open = false;
-      reason = undefined;
-      clearInterval(timer);
-      timer = undefined;
-      options.onChange?.(false, undefined);
+      close();
     } catch {
       // Still down; the next tick tries again.
     } finally {
@@ -63,6 +70,7 @@ export function createRedisCircuit(options: RedisCircuitOptions): RedisCircuit {
       timer = setInterval(() => void probe(), probeIntervalMs);
       timer.unref?.();
     },
+    answered: close,
     dispose() {
       clearInterval(timer);
       timer = undefined;

@@ -87,6 +87,20 @@ describe.skipIf(!redisServerAvailable)('createLimiter (Redis)', () => {
     });
   });
 
+  it('should count in Redis again as soon as a ping is answered (a readiness check that passed means shared limits)', async () => {
+    const changes: boolean[] = [];
+    const limiter = await open({ onRedisStateChange: (available) => changes.push(available) });
+    await redis.kill();
+    expect((await limiter.reserve('acme:live', limits, 1)).admitted).toBe(true);
+    expect(changes).toEqual([false]);
+    await expect(limiter.ping()).rejects.toThrow();
+    await redis.restart();
+    await until(() => limiter.ping().then(() => true, () => false));
+    expect(changes).toEqual([false, true]);
+    await limiter.reserve('acme:live', limits, 1);
+    expect(await redisCount('requests', 'acme:live')).toBe(1);
+  });
+
   it('should fail open within 100 ms when Redis stops answering (SIGSTOP), and undo the late counts', async () => {
     const limiter = await open();
     for (let index = 0; index < 2; index++) await limiter.reserve('acme:live', limits, 1);
