@@ -126,7 +126,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...createChatRequestLogging(app.log),
     ...observeRequests(metrics, tracing),
     // The reference at /docs shows the admin API too (off unless admin tokens are configured).
-    openApiDocument: ({ serverUrl }) => withAdminApi(createOpenApiDocument({ serverUrl })),
+    openApiDocument: (context) => withAdminApi(createOpenApiDocument(context)),
     ...options.handlerOptions,
   };
 

@@ -12,12 +12,14 @@ type Operation = { responses: Record<string, { content?: Record<string, { schema
 const ops = { authorization: `Bearer ${adminTokens[0]!.token}`, 'content-type': 'application/json' };
 
 let document: Json;
+let compatDocument: Json;
 let schemas: ReturnType<typeof createSchemaValidator>;
 
 beforeAll(async () => {
   const server = await startScenarioServer({}, { now: scenarioStart });
   try {
     document = (await (await fetch(`${server.origin}/v1/openapi.json`)).json()) as Json;
+    compatDocument = (await (await fetch(`${server.origin}/compat/v1/openapi.json`)).json()) as Json;
   } finally {
     await server.close();
   }
@@ -59,6 +61,13 @@ describe('the admin API in the served OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(validator.version).toBe('3.2');
     expect(() => schemas.compileAll()).not.toThrow();
+  });
+
+  it('should name each mount as its own server: /v1, /compat/v1, and /admin/v1 for the admin paths', () => {
+    expect(document.servers).toEqual([{ url: '/v1' }]);
+    expect(compatDocument.servers).toEqual([{ url: '/compat/v1' }]);
+    const adminServers = (paths: Json) => Object.values(paths as Record<string, { servers?: { url: string }[] }>).map((item) => item.servers?.[0]?.url ?? 'the document server');
+    expect(adminServers(compatDocument.paths as Json)).toEqual(adminServers(document.paths as Json));
   });
 
   it('should list every admin path under its own server, with the admin token scheme', () => {

@@ -61,6 +61,7 @@ export const requirements = {
   'validation.tool-choice-unknown-tool': server('decisions §2', 'A tool_choice naming a tool not in `tools` is 400.'),
   'validation.tool-choice-required-without-tools': server('decisions §2', 'tool_choice "required" without tools is 400.'),
   'validation.tool-name-pattern': server('decisions §2', 'A function name must match ^[a-zA-Z0-9_-]{1,64}$.'),
+  'validation.tool-name-unique': server('decisions §2', 'Two tools with the same function name are 400 invalid_value naming the repeat (`tools[2].function.name`).'),
   'validation.tool-schema-remote-ref': server('decisions §2', 'Tool parameters with a remote $ref are 400 invalid_tool_schema with `param` set.'),
   'validation.tool-schema-invalid': server('decisions §2', 'Tool parameters that are not a valid JSON Schema are 400 invalid_tool_schema.'),
   'validation.response-format-schema': server('decisions §2', 'A json_schema response format whose schema is not a valid JSON Schema is 400 invalid_value naming response_format.json_schema.schema.'),

@@ -250,7 +250,7 @@ function adminSchemas(): JsonObject {
  * server), its schemas and its `adminAuth` scheme. The chat paths are left as they are.
  *
  * @example
- * createChatHandler({ ..., openApiDocument: ({ serverUrl }) => withAdminApi(createOpenApiDocument({ serverUrl })) });
+ * createChatHandler({ ..., openApiDocument: (context) => withAdminApi(createOpenApiDocument(context)) });
  */
 export function withAdminApi(document: JsonObject): JsonObject {
   const components = (document.components ?? {}) as JsonObject;

@@ -77,9 +77,10 @@ export interface ChatHandlerOptions {
   shutdownSignal?: AbortSignal;
   /**
    * The document served at `/openapi.json`: the generated one by default, `false` for none. A
-   * function gets the server URL to name (the host's mount point, e.g. `/compat/v1`).
+   * function gets the server URL to name (the host's mount point, e.g. `/compat/v1`) and the
+   * ids of the registry's models, as `createOpenApiDocument` takes them.
    */
-  openApiDocument?: ((context: { serverUrl: string }) => unknown) | false;
+  openApiDocument?: ((context: { serverUrl: string; models: readonly string[] }) => unknown) | false;
   generateId?: GenerateId;
   /** Milliseconds since the epoch; injected so that tests get exact bytes. */
   now?: () => number;
@@ -157,7 +158,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const serverUrl = basePath === '' ? '/v1' : basePath;
     let body = openApiBodies.get(serverUrl);
     if (body === undefined) {
-      body = JSON.stringify((options.openApiDocument ?? createOpenApiDocument)({ serverUrl }));
+      body = JSON.stringify((options.openApiDocument ?? createOpenApiDocument)({ serverUrl, models: registry!.list().map((model) => model.id) }));
       // The fetch face reads the mount point from the URL: a flood of prefixes must not grow this.
       if (openApiBodies.size >= 8) openApiBodies.clear();
       openApiBodies.set(serverUrl, body);

@@ -6,6 +6,7 @@ import {
   defaultMaxTokens,
   defaultTemperature,
   knownRequestFields,
+  maxMetadataEntries,
 } from '../schemas/chat-completion-request.js';
 import { messageRoles, messageSchemasByRole, type MessageContent } from '../schemas/message.js';
 import type { EngineResponseFormat, ResponseFormat } from '../schemas/response-format.js';
@@ -29,7 +30,6 @@ export interface ValidatedChatRequest {
 }
 
 const requestWithoutMessages = chatCompletionRequestSchema.omit({ messages: true });
-const maxMetadataEntries = 16;
 const maxLogitBiasEntries = 1024;
 
 function invalid(param: string, message: string, code: 'invalid_value' | 'unsupported_value' = 'invalid_value') {

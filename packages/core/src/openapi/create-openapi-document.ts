@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { errorCodes } from '../errors/error-codes.js';
+import { builtinModels } from '../models/builtin-models.js';
 import { chatCompletionChunkSchema } from '../schemas/chat-completion-chunk.js';
 import { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxTokensCeiling } from '../schemas/chat-completion-request.js';
 import { chatCompletionSchema } from '../schemas/chat-completion.js';
@@ -12,6 +13,8 @@ export interface OpenApiDocumentOptions {
   /** The server URL, ending with the version segment, e.g. `http://127.0.0.1:8080/v1`. */
   serverUrl?: string;
   version?: string;
+  /** The model ids the server answers, in listing order; the four of the contract by default. */
+  models?: readonly string[];
 }
 
 type JsonObject = Record<string, unknown>;
@@ -26,9 +29,12 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
 const requestFieldNotes: Record<string, { description: string; default?: unknown }> = {
   model: {
     description:
-      'One of `quantum-lite`, `quantum-flash`, `quantum-reasoner`, `quantum-pro` (needs the `elite` plan), or a model the server adds (listed by `GET /models`). An unknown model is 404 `model_not_found`.',
+      'A model this server answers (`GET /models` lists them with the plan each needs): `quantum-lite`, `quantum-flash`, `quantum-reasoner`, `quantum-pro` (needs the `elite` plan), and any it adds. An unknown model is 404 `model_not_found`.',
   },
-  messages: { description: 'The conversation: `system` (or `developer`), `user`, `assistant` and `tool` messages. A `tool` message answers an earlier assistant tool call through `tool_call_id`.' },
+  messages: {
+    description:
+      'The conversation: `system` (or `developer`), `user`, `assistant` and `tool` messages. An `assistant` message needs `content` or `tool_calls`. A `tool` message answers a tool call of an earlier assistant message through `tool_call_id` (else 400).',
+  },
   stream: { description: 'Stream the answer as Server-Sent Events.', default: false },
   temperature: { description: 'From 0 (deterministic) to 2 (creative).', default: defaultTemperature },
   max_tokens: { description: `Upper bound on generated tokens, reasoning included; at most ${maxTokensCeiling}.`, default: defaultMaxTokens },
@@ -40,8 +46,11 @@ const requestFieldNotes: Record<string, { description: string; default?: unknown
   n: { description: 'Only 1 is supported; anything else is 400 `unsupported_value`.' },
   parallel_tool_calls: { description: 'Let the model call several tools at once.', default: true },
   stream_options: { description: '`include_usage`: one more chunk with `choices: []` and `usage` before `[DONE]`.' },
-  tools: { description: 'Function tools the model may call (at most 128). Names match `^[a-zA-Z0-9_-]{1,64}$`; `parameters` is a JSON Schema object.' },
-  tool_choice: { description: '`auto` (the default with tools), `none` (the default without), `required`, or `{"type": "function", "function": {"name": …}}`.' },
+  tools: {
+    description:
+      'Function tools the model may call (at most 128). Names match `^[a-zA-Z0-9_-]{1,64}$` and are unique: a repeated name is 400 `invalid_value` naming the repeat (`tools[2].function.name`). `parameters` is a valid JSON Schema with an object root (else 400 `invalid_tool_schema`).',
+  },
+  tool_choice: { description: '`auto` (the default with tools), `none` (the default without), `required` (needs tools), or `{"type": "function", "function": {"name": …}}` naming a tool in `tools`.' },
   response_format: {
     description:
       '`{"type": "text"}` (the default), `{"type": "json_object"}` for a JSON object, or `{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}` for JSON valid against `schema` (checked like tool parameters).',
@@ -59,12 +68,13 @@ const requestFieldNotes: Record<string, { description: string; default?: unknown
  * handler reads a top-level `null` as absent (decisions §1) before zod sees the body, so every
  * optional top-level field may be `null` too.
  */
-function describeRequest(schema: JsonObject): JsonObject {
+function describeRequest(schema: JsonObject, models: readonly string[]): JsonObject {
   const required = new Set((schema.required as string[] | undefined) ?? []);
-  const properties = Object.entries(schema.properties as Record<string, JsonObject>).map(([name, property]) => [
-    name,
-    { ...(required.has(name) ? property : { anyOf: [property, { type: 'null' }] }), ...requestFieldNotes[name] },
-  ]);
+  const properties = Object.entries(schema.properties as Record<string, JsonObject>).map(([name, property]) => {
+    // The handler looks the model up in its registry: the document lists what is there.
+    const tightened = name === 'model' ? { ...property, enum: [...models] } : property;
+    return [name, { ...(required.has(name) ? tightened : { anyOf: [tightened, { type: 'null' }] }), ...requestFieldNotes[name] }];
+  });
   return { ...schema, properties: Object.fromEntries(properties) };
 }
 
@@ -78,6 +88,7 @@ const rateLimitHeaders = Object.fromEntries(
 /** Extra headers of some error statuses (decisions §1, §5). */
 const errorHeaders: Record<number, JsonObject> = {
   405: { allow: { schema: { type: 'string' }, description: 'The methods the path accepts.' } },
+  503: { 'retry-after': { required: true, schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before trying again: every 503 has one.' } },
   429: {
     'retry-after': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait (`rate_limit_exceeded`).' },
     'retry-after-ms': { schema: { type: 'integer', minimum: 0 }, description: 'Milliseconds to wait (`rate_limit_exceeded`).' },
@@ -86,11 +97,23 @@ const errorHeaders: Record<number, JsonObject> = {
   },
 };
 
+/** A path we do not serve is `unknown_url`: never the answer of an operation this document lists. */
+const routingOnlyCodes = new Set(['unknown_url', 'method_not_allowed']);
+
+/**
+ * The envelope of one status: `type` and `code` from the one code table, each type with its
+ * own codes, so a validator catches a code sent with the wrong status or the wrong type.
+ */
+function errorEnvelopeOf(types: Map<string, string[]>): JsonObject {
+  const pairs = [...types].map(([type, codes]) => ({ properties: { type: { const: type }, code: { enum: codes } } }));
+  return { allOf: [ref('ErrorEnvelope'), { properties: { error: pairs.length === 1 ? pairs[0] : { anyOf: pairs } } }] };
+}
+
 /** Error responses grouped by status, straight from the one code table. */
 function errorResponses(statuses: number[]): JsonObject {
   const byStatus = new Map<number, Map<string, string[]>>();
   for (const [code, { status, type }] of Object.entries(errorCodes)) {
-    if (!statuses.includes(status)) continue;
+    if (!statuses.includes(status) || routingOnlyCodes.has(code)) continue;
     const types = byStatus.get(status) ?? new Map<string, string[]>();
     types.set(type, [...(types.get(type) ?? []), code]);
     byStatus.set(status, types);
@@ -102,7 +125,7 @@ function errorResponses(statuses: number[]): JsonObject {
       {
         description: `The error envelope. ${describe(types)}.`,
         headers: { 'x-request-id': headerRef('RequestId'), ...errorHeaders[status] },
-        content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+        content: { 'application/json': { schema: errorEnvelopeOf(types) } },
       },
     ]),
   );
@@ -130,6 +153,7 @@ const openApiVersion = '3.2.0';
  */
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): JsonObject {
   const modelsSecurity = [{}, { bearerAuth: [] }];
+  const models = options.models ?? builtinModels.map((model) => model.id);
   return {
     openapi: openApiVersion,
     info: {
@@ -165,7 +189,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
                 'text/event-stream': { itemSchema: ref('ChatStreamEvent') },
               },
             },
-            ...errorResponses([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504]),
+            ...errorResponses([400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504]),
           },
         },
       },
@@ -177,7 +201,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
           security: modelsSecurity,
           responses: {
             '200': { description: 'The model list.', headers: { 'x-request-id': headerRef('RequestId') }, content: jsonContent(ref('ModelList')) },
-            ...errorResponses([401]),
+            ...errorResponses([401, 500, 503]),
           },
         },
       },
@@ -186,10 +210,10 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
           operationId: 'retrieveModel',
           summary: 'Retrieve a model',
           security: modelsSecurity,
-          parameters: [{ name: 'model', in: 'path', required: true, schema: { type: 'string' }, description: 'A model id, e.g. `quantum-lite`.' }],
+          parameters: [{ name: 'model', in: 'path', required: true, schema: { type: 'string', enum: [...models] }, description: 'A model id, e.g. `quantum-lite`; another is 404 `model_not_found`.' }],
           responses: {
             '200': { description: 'The model.', headers: { 'x-request-id': headerRef('RequestId') }, content: jsonContent(ref('Model')) },
-            ...errorResponses([401, 404]),
+            ...errorResponses([401, 404, 500, 503]),
           },
         },
       },
@@ -198,14 +222,17 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
           operationId: 'getOpenApiDocument',
           summary: 'This document',
           security: [{}],
-          responses: { '200': { description: 'The OpenAPI 3.2 document.', content: jsonContent({ type: 'object' }) } },
+          responses: {
+            '200': { description: 'The OpenAPI 3.2 document.', headers: { 'x-request-id': headerRef('RequestId') }, content: jsonContent({ type: 'object' }) },
+            ...errorResponses([500, 503]),
+          },
         },
       },
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `qc_live_…` or `qc_test_…` (test keys are answered by the deterministic reference engine).' } },
       headers: {
-        RequestId: { schema: { type: 'string' }, description: 'The request id: a sane incoming `x-request-id` is echoed, otherwise one is generated.' },
+        RequestId: { required: true, schema: { type: 'string', minLength: 1 }, description: 'The request id: a sane incoming `x-request-id` is echoed, otherwise one is generated.' },
         ...Object.fromEntries(
           ['limit', 'remaining', 'reset'].flatMap((part) =>
             ['requests', 'tokens'].map((kind) => [`RateLimit-${part}-${kind}`, { schema: { type: 'string' }, description: `Rate limit ${part} (${kind}) of the key's organisation.` }]),
@@ -213,7 +240,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         ),
       },
       schemas: {
-        ChatCompletionRequest: describeRequest(toSchema(chatCompletionRequestSchema, 'input')),
+        ChatCompletionRequest: describeRequest(toSchema(chatCompletionRequestSchema, 'input'), models),
         ChatCompletion: toSchema(chatCompletionSchema, 'output'),
         ChatCompletionChunk: toSchema(chatCompletionChunkSchema, 'output'),
         ThoughtTraceChunk: toSchema(thoughtTraceChunkSchema, 'output'),

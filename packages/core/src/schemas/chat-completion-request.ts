@@ -11,6 +11,8 @@ export const defaultMaxTokens = 4096;
 export const defaultTemperature = 0.7;
 /** The most alternatives `top_logprobs` may ask for. */
 export const maxTopLogprobs = 20;
+/** The most entries `metadata` may hold (decisions §2). */
+export const maxMetadataEntries = 16;
 
 const penalty = z.number().min(-2).max(2);
 
@@ -29,8 +31,10 @@ export const chatCompletionRequestSchema = z.object({
   stop: z.union([z.string(), z.array(z.string()).max(4)]).optional(),
   seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional(),
   user: z.string().max(256).optional(),
-  metadata: z.record(z.string().max(64), z.string().max(512)).optional(),
-  n: z.number().int().optional(),
+  // `.meta` adds to the OpenAPI document what `validateChatRequest` checks after parsing (with
+  // its own codes: `n` other than 1 is `unsupported_value`), so the document is as strict as the handler.
+  metadata: z.record(z.string().max(64), z.string().max(512)).meta({ maxProperties: maxMetadataEntries }).optional(),
+  n: z.number().int().meta({ const: 1 }).optional(),
   parallel_tool_calls: z.boolean().optional(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).optional(),
   tools: z.array(toolDefinitionSchema).max(128).optional(),

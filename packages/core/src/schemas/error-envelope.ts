@@ -6,7 +6,7 @@ export const errorEnvelopeSchema = z.object({
     message: z.string(),
     type: z.string(),
     param: z.string().nullable(),
-    code: z.string().nullable(),
+    code: z.string(),
   }),
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;

@@ -25,6 +25,13 @@ export const assistantMessageSchema = z.object({
   reasoning: z.string().nullish(),
   refusal: z.string().nullish(),
   name,
+}).meta({
+  // What `validateChatRequest` checks, for the OpenAPI document: content, or at least one tool call.
+  anyOf: [
+    { required: ['content'], properties: { content: { not: { type: 'null' } } } },
+    { required: ['tool_calls'], properties: { tool_calls: { type: 'array', minItems: 1 } } },
+  ],
+  description: 'Needs `content` (not null) or at least one entry in `tool_calls`.',
 });
 export const toolMessageSchema = z.object({ role: z.literal('tool'), content: messageContentSchema, tool_call_id: z.string() });
 

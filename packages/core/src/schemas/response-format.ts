@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { toolNamePattern } from './tool-definition.js';
+import { jsonSchemaObject, toolNamePattern } from './tool-definition.js';
 
 /**
  * `response_format` (decisions §2): plain text (the default), any JSON object, or JSON valid
@@ -13,7 +13,7 @@ export const responseFormatSchema = z.discriminatedUnion('type', [
     json_schema: z.object({
       name: z.string().regex(toolNamePattern, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
       description: z.string().nullish(),
-      schema: z.record(z.string(), z.unknown()),
+      schema: jsonSchemaObject,
       strict: z.boolean().nullish(),
     }),
   }),

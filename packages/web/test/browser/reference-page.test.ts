@@ -35,7 +35,7 @@ describe.skipIf(!chromiumAvailable)('the API reference page in headless Chromium
     expect(await chat.locator('.property-name code').allTextContents()).toContain('x-stream-format');
     expect(await chat.locator('.auth').textContent()).toContain('Required: Authorization: Bearer <API key>');
     expect(await chat.locator('.sse-event td:first-child').allTextContents()).toEqual(['event: thought_trace', 'event: error', 'event: message, or unnamed']);
-    expect(await chat.locator('.response .status').allTextContents()).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503', '504']);
+    expect(await chat.locator('.response .status').allTextContents()).toEqual(['200', '400', '401', '403', '404', '408', '413', '415', '429', '500', '502', '503', '504']);
     expect(await chat.locator('.response', { hasText: '403' }).locator('summary').textContent()).toContain('permission_error');
     expect(await page.locator('#op-listModels .auth').textContent()).toContain('Optional');
     expect((await page.locator('.schema-section h3').allTextContents()).slice(0, 8)).toEqual(['ChatCompletionRequest', 'ChatCompletion', 'ChatCompletionChunk', 'ThoughtTraceChunk', 'ChatStreamEvent', 'Model', 'ModelList', 'ErrorEnvelope']);

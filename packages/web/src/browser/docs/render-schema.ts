@@ -1,6 +1,6 @@
 import { h, type Child } from '../dom.js';
 import { description } from './render-text.js';
-import { constraintsOf, nestedObjectsOf, refName, typeSummary, variantsOf, type Schema } from './schema-summary.js';
+import { constraintsOf, narrowedRef, nestedObjectsOf, refName, typeSummary, variantsOf, type Schema } from './schema-summary.js';
 
 /** Deeper than this, nested objects are only named: the reader follows the links. */
 const maxDepth = 5;
@@ -9,6 +9,8 @@ const maxDepth = 5;
 export function typeLink(schema: unknown): HTMLElement {
   const ref = typeof schema === 'object' && schema !== null ? (schema as Schema).$ref : undefined;
   if (typeof ref === 'string') return h('a', { class: 'type', href: `#schema-${refName(ref)}` }, refName(ref));
+  const narrowed = typeof schema === 'object' && schema !== null ? narrowedRef(schema as Schema) : undefined;
+  if (narrowed !== undefined) return typeLink({ $ref: narrowed });
   // JSON text of a named schema (an event's `data`): the link goes to that schema.
   const content = typeof schema === 'object' && schema !== null && (schema as Schema).contentMediaType === 'application/json' ? (schema as Schema).contentSchema : undefined;
   if (typeof content === 'object' && content !== null && typeof (content as Schema).$ref === 'string') return h('span', { class: 'type' }, 'JSON ', typeLink(content));
@@ -62,8 +64,12 @@ function variantLabel(variant: Schema, siblings: Schema[]): HTMLElement {
 export function renderSchema(schema: Schema, depth = 0): HTMLElement {
   const parts: Child[] = [description(schema.description)];
   if (typeof schema.$ref === 'string') return h('div', { class: 'schema' }, parts, h('p', {}, 'See ', typeLink(schema), '.'));
-  const isUnion = variantsOf(schema)?.some((variant) => variant.type !== 'null') === true;
-  if (typeof schema.properties === 'object' && schema.properties !== null) {
+  const variants = variantsOf(schema);
+  const hasProperties = typeof schema.properties === 'object' && schema.properties !== null;
+  // Beside fields, a union is shown when a field tells its variants apart (an event's name);
+  // otherwise it is a rule the description states (an assistant message's content or tool calls).
+  const isUnion = variants?.some((variant) => variant.type !== 'null') === true && (!hasProperties || variants.every((variant) => Object.values(propertiesOf(variant)).some(discriminates)));
+  if (hasProperties) {
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
     const rows = Object.entries(schema.properties as Record<string, Schema>).map(([name, property]) => propertyRow(name, property, required.has(name), depth));
     parts.push(h('table', { class: 'properties' }, h('thead', {}, h('tr', {}, h('th', {}, 'Field'), h('th', {}, 'Type'), h('th', {}, 'Description'))), h('tbody', {}, rows)));
@@ -73,10 +79,9 @@ export function renderSchema(schema: Schema, depth = 0): HTMLElement {
   }
   // A union, also one that narrows the fields above (an event: which `event` carries which `data`).
   if (isUnion) {
-    const variants = variantsOf(schema)!;
     parts.push(
       h('p', { class: 'union' }, schema.oneOf ? 'Exactly one of:' : 'Any of:'),
-      h('ol', { class: 'variants' }, variants.map((variant) => h('li', {}, variantLabel(variant, variants), hasFields(variant) && typeof variant.$ref !== 'string' ? renderSchema(variant, depth + 1) : description(variant.description)))),
+      h('ol', { class: 'variants' }, variants!.map((variant) => h('li', {}, variantLabel(variant, variants!), hasFields(variant) && typeof variant.$ref !== 'string' ? renderSchema(variant, depth + 1) : description(variant.description)))),
     );
   }
   return h('div', { class: 'schema' }, parts);

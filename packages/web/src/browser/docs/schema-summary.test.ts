@@ -13,6 +13,7 @@ describe('typeSummary', () => {
     expect(typeSummary({ type: 'object', additionalProperties: { type: 'string' } })).toBe('map of string');
     expect(typeSummary({ type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/ChatCompletionChunk' } })).toBe('JSON ChatCompletionChunk');
     expect(typeSummary({ anyOf: [{ const: '[DONE]' }, { type: 'string', contentMediaType: 'application/json', contentSchema: { anyOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] } }] })).toBe('"[DONE]" | JSON (A | B)');
+    expect(typeSummary({ allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { error: { properties: { code: { enum: ['x'] } } } } }] })).toBe('ErrorEnvelope');
     expect(typeSummary({})).toBe('any');
     expect(typeSummary(true)).toBe('any');
   });

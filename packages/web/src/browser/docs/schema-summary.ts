@@ -14,6 +14,12 @@ export function variantsOf(schema: Schema): Schema[] | undefined {
   return Array.isArray(variants) ? variants.filter(isSchema) : undefined;
 }
 
+/** The `$ref` a schema narrows with `allOf: [{ $ref }, more rules]`, if it does. */
+export function narrowedRef(schema: Schema): string | undefined {
+  const first = Array.isArray(schema.allOf) ? (schema.allOf[0] as Schema | undefined) : undefined;
+  return typeof first?.$ref === 'string' ? first.$ref : undefined;
+}
+
 const wrap = (text: string) => (text.includes(' | ') ? `(${text})` : text);
 
 /**
@@ -26,6 +32,9 @@ const wrap = (text: string) => (text.includes(' | ') ? `(${text})` : text);
 export function typeSummary(schema: unknown): string {
   if (!isSchema(schema)) return schema === false ? 'never' : 'any';
   if (typeof schema.$ref === 'string') return refName(schema.$ref);
+  // A schema narrowed by more rules (an error status's codes): named after what it narrows.
+  const narrowed = narrowedRef(schema);
+  if (narrowed !== undefined) return refName(narrowed);
   // A string holding JSON (an event's `data`): what the JSON is.
   if (schema.contentMediaType === 'application/json' && schema.contentSchema !== undefined) return `JSON ${wrap(typeSummary(schema.contentSchema))}`;
   if ('const' in schema) return JSON.stringify(schema.const);
