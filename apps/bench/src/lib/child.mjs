@@ -9,10 +9,11 @@ let nextId = 1;
  * Starts `script` under node, pinned to the `role`'s core, and waits for its `ready` message.
  * Returns `{ pid, ready, call(type, payload), stop() }`; `call` resolves with the child's reply.
  */
-export async function startChild(script, { role, args = [], nodeFlags = [], env = {}, readyTimeoutMs = 30_000 } = {}) {
+export async function startChild(script, { role, args = [], nodeFlags = [], env = {}, readyTimeoutMs = 30_000, stdout = 'inherit' } = {}) {
   const { command, args: commandArgs } = pinned(role, process.execPath, [...nodeFlags, script, ...args]);
   const child = spawn(command, commandArgs, {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // `stdout: 'ignore'`: the child's stdout is /dev/null (a server's logs, written as in production).
+    stdio: ['ignore', stdout, 'inherit', 'ipc'],
     env: { ...process.env, ...env },
   });
   const pending = new Map();

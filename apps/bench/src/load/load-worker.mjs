@@ -66,10 +66,16 @@ function runAutocannon(options) {
 const idleSockets = [];
 
 serveParent({
-  /** Closed-loop JSON load with autocannon (50 connections by default). */
-  async autocannon({ url, body, headers, connections = 50, seconds }) {
-    const result = await runAutocannon({ url, method: 'POST', body, headers, connections, duration: seconds, pipelining: 1 });
+  /**
+   * Closed-loop JSON load with autocannon (50 connections by default). `loadCpuSeconds`: this
+   * process's own CPU time during the run, to show whether the load generator was the limit.
+   */
+  async autocannon({ url, body, headers, connections = 50, pipelining = 1, seconds }) {
+    const cpuBefore = process.cpuUsage();
+    const result = await runAutocannon({ url, method: 'POST', body, headers, connections, duration: seconds, pipelining });
+    const cpu = process.cpuUsage(cpuBefore);
     return {
+      loadCpuSeconds: (cpu.user + cpu.system) / 1e6,
       requests: result.requests.total,
       seconds: result.duration,
       non2xx: result.non2xx,

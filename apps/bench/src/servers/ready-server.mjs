@@ -9,7 +9,6 @@ import { createChatHandler, createModelRegistry, insecureAcceptAnyApiKey } from 
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { createQuantumServer, resolveConfig } from '@quantum-chat/server';
 import Fastify from 'fastify';
-import pino from 'pino';
 import { serveParent } from '../lib/child.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders } from '../lib/fixtures.mjs';
 
@@ -23,11 +22,11 @@ if (side === 'ready') {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-bench-ready-'));
   const config = resolveConfig({ dataDir: join(directory, 'data'), ...(storeName === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : {}) }, {});
   // The organisation's limits are far off, but every one is counted: the daily one in the store.
+  // Logs at info through the server's own destination, to stdout, as in production: the bench
+  // starts this process with stdout on /dev/null.
   app = await createQuantumServer(config, {
     // Every model, and test keys, answered by the engine measured.
     handlerOptions: { registry: createModelRegistry({ engine }), testEngine: engine },
-    // Logs at info, as in production, into /dev/null (asynchronously, as the server's own destination does).
-    logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false })),
   });
   const store = storeName === 'postgres' ? createPostgresKeyStore(process.env.DATABASE_URL) : createSqliteKeyStore(join(directory, 'data', 'quantum-chat.sqlite'));
   const organisation = `bench-${process.pid}`;

@@ -4,6 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { jsonRequestBody } from '../lib/fixtures.mjs';
 import { startChild } from '../lib/child.mjs';
+import { pinning } from '../lib/options.mjs';
 import { runPaired } from '../lib/paired.mjs';
 import { startPostgres } from '../lib/postgres.mjs';
 import { withServerCpu } from '../lib/servers.mjs';
@@ -12,7 +13,8 @@ const script = fileURLToPath(new URL('../servers/ready-server.mjs', import.meta.
 const path = '/v1/chat/completions';
 
 async function start(args, env = {}) {
-  const child = await startChild(script, { role: 'server', args, env });
+  // stdout on /dev/null: the ready server's logs, written by its own destination as in production.
+  const child = await startChild(script, { role: 'server', args, env, stdout: 'ignore' });
   return { ...child, url: `http://127.0.0.1:${child.ready.port}`, key: child.ready.key };
 }
 
@@ -25,9 +27,39 @@ async function check(server) {
   return text.length;
 }
 
+/**
+ * One measured run of `server`: req/s, and what each request cost in CPU time of the server
+ * process (its SQLite worker included), of the PostgreSQL cluster when `postgres` is given, and
+ * of the load generator; `serverBusy` and `loadBusy` are their shares of a core during the run,
+ * which show which process held the rate back.
+ */
+async function measureRun({ load, server, postgres, seconds }) {
+  const storeBefore = postgres?.cpuSeconds();
+  const { result, cpuSeconds } = await withServerCpu(server, () =>
+    load.call('autocannon', { url: server.url + path, body: jsonRequestBody, headers: headersFor(server), connections: 50, seconds }),
+  );
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.ready.port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  const figures = {
+    reqPerSec: result.requests / result.seconds,
+    reqPerCpuSec: result.requests / cpuSeconds,
+    cpuUsPerReq: (cpuSeconds * 1e6) / result.requests,
+    serverBusy: cpuSeconds / result.seconds,
+    loadCpuUsPerReq: (result.loadCpuSeconds * 1e6) / result.requests,
+    loadBusy: result.loadCpuSeconds / result.seconds,
+  };
+  if (postgres === undefined) return figures;
+  const storeCpuSeconds = postgres.cpuSeconds() - storeBefore;
+  return {
+    ...figures,
+    storeCpuUsPerReq: (storeCpuSeconds * 1e6) / result.requests,
+    reqPerServiceCpuSec: result.requests / (cpuSeconds + storeCpuSeconds),
+  };
+}
+
 /** The ready-server rows: four paired comparisons (fixed and reference engine × SQLite and PostgreSQL). */
 export async function runReadySuite({ load, protocol, log }) {
-  const postgres = await startPostgres();
+  // On the server's core: the store's work competes with the server's, as SQLite's worker thread does.
+  const postgres = await startPostgres({ cpu: pinning?.server });
   if (postgres === undefined) log('PostgreSQL is not installed: the PostgreSQL rows are skipped (apt-get install postgresql).');
   const stores = postgres ? ['sqlite', 'postgres'] : ['sqlite'];
   const results = [];
@@ -51,12 +83,9 @@ export async function runReadySuite({ load, protocol, log }) {
               protocol,
               log,
               measure: async (side, seconds) => {
-                const server = side === 'baseline' ? bare : ready;
-                const { result, cpuSeconds } = await withServerCpu(server, () =>
-                  load.call('autocannon', { url: server.url + path, body: jsonRequestBody, headers: headersFor(server), connections: 50, seconds }),
-                );
-                if (result.non2xx > 0 || result.errors > 0) throw new Error(`${comparison.id} ${side}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-                return { reqPerSec: result.requests / result.seconds, reqPerCpuSec: result.requests / cpuSeconds };
+                const figures = await measureRun({ load, server: side === 'baseline' ? bare : ready, postgres: store === 'postgres' ? postgres : undefined, seconds });
+                // The bare route has no store: its CPU per request is all the service costs.
+                return store === 'postgres' && side === 'baseline' ? { ...figures, storeCpuUsPerReq: 0, reqPerServiceCpuSec: figures.reqPerCpuSec } : figures;
               },
             });
             results.push({ ...comparison, summary });
