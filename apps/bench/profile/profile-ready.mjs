@@ -1,7 +1,8 @@
 // The ready server (bench child: apps/server around an engine, SQLite or PostgreSQL) under
 // autocannon with --cpu-prof: a warm-up, then a measured run; prints the measured run's server
 // CPU per request (by /proc and by profile), by function and by package, warm-up left out.
-// node apps/bench/profile/profile-ready.mjs [fixed|reference] [sqlite|postgres] [warmupSeconds=5] [seconds=10]
+// node apps/bench/profile/profile-ready.mjs [fixed|reference] [sqlite|postgres] [warmupSeconds=5] [seconds=10] [ready|bare]
+// (`bare`: the bare Fastify route the ready server is compared with, for its profile side by side).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,22 +10,25 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild } from '../src/lib/child.mjs';
 import { jsonRequestBody } from '../src/lib/fixtures.mjs';
+import { pinning } from '../src/lib/options.mjs';
 import { startPostgres } from '../src/lib/postgres.mjs';
 import { startLoad, withServerCpu } from '../src/lib/servers.mjs';
 
 const [engine = 'fixed', store = 'sqlite'] = process.argv.slice(2, 4);
 const [warmupSeconds = 5, seconds = 10] = process.argv.slice(4, 6).map(Number);
+const side = process.argv[6] ?? 'ready';
 const profileDir = mkdtempSync(join(tmpdir(), 'quantum-ready-prof-'));
-const postgres = store === 'postgres' ? await startPostgres() : undefined;
+const postgres = store === 'postgres' && side === 'ready' ? await startPostgres({ cpu: pinning?.server }) : undefined;
 const server = await startChild(fileURLToPath(new URL('../src/servers/ready-server.mjs', import.meta.url)), {
   role: 'server',
-  args: ['ready', engine, store],
+  args: [side, engine, store],
   nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+  stdout: 'ignore',
   env: postgres ? { DATABASE_URL: postgres.url } : {},
 });
 const load = await startLoad();
 const url = `http://127.0.0.1:${server.ready.port}/v1/chat/completions`;
-const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.ready.key}` };
+const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.ready.key ?? 'qc_live_unused'}` };
 const run = (duration) => withServerCpu(server, () => load.call('autocannon', { url, body: jsonRequestBody, headers, connections: 50, seconds: duration }));
 await run(warmupSeconds);
 const from = Date.now();

@@ -24,6 +24,11 @@ describe('evaluateArithmetic', () => {
     expect(evaluateArithmetic('Call me at 555-1234')).toBeUndefined();
   });
 
+  it('should find nothing in text with fewer than two digits, however mathematical it reads', () => {
+    expect(evaluateArithmetic('what is 5 plus five times three')).toBeUndefined();
+    expect(evaluateArithmetic('calculate .5 multiplied by x')).toBeUndefined();
+  });
+
   it('should ignore text without an operator between two numbers', () => {
     expect(evaluateArithmetic('I have 2 cats and 3 dogs')).toBeUndefined();
     expect(evaluateArithmetic('hello')).toBeUndefined();

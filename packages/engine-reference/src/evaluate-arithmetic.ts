@@ -22,6 +22,19 @@ const candidatePattern = /[-+*/^().\d\s]+/gu;
 const tokenPattern = /\d+(?:\.\d+)?|\.\d+|[-+*/^()]/gu;
 
 /**
+ * Whether `text` holds at least two ASCII digits (`\d` under the `u` flag): an expression needs
+ * two numbers, so most messages, which have fewer, skip the eight rewriting passes below.
+ */
+function hasTwoDigits(text: string): boolean {
+  let digits = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 48 && code <= 57 && ++digits === 2) return true;
+  }
+  return false;
+}
+
+/**
  * Finds the longest arithmetic expression in `text` (digits, `+ - * / ^`, parentheses, and
  * the words plus/minus/times/divided by) and evaluates it. A lone `-` between numbers (a
  * date, a phone number) only counts when the text also asks for a calculation.
@@ -31,6 +44,7 @@ const tokenPattern = /\d+(?:\.\d+)?|\.\d+|[-+*/^()]/gu;
  * @internal
  */
 export function evaluateArithmetic(text: string): ArithmeticResult | undefined {
+  if (!hasTwoDigits(text)) return undefined;
   let normalised = text;
   for (const [pattern, operator] of wordOperators) normalised = normalised.replace(pattern, ` ${operator} `);
   let best: { tokens: string[]; value: number } | undefined;

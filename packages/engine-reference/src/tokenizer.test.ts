@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { decode, encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import { countTextTokens, maxRunLength, splitForEncoding, splitIntoTokenPieces, toWellFormed } from './tokenizer.js';
@@ -38,7 +39,44 @@ describe('toWellFormed', () => {
   });
 });
 
+/** The regex `splitForEncoding` was first written with: the oracle its one-pass scan must agree with. */
+function splitWithRegex(text: string): string[] {
+  if (text.length <= maxRunLength) return [text];
+  const longRun = new RegExp(`[\\p{L}\\p{M}]{${maxRunLength + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${maxRunLength + 1},}|\\s{${maxRunLength + 1},}`, 'gu');
+  const pieces: string[] = [];
+  let start = 0;
+  for (const match of text.matchAll(longRun)) {
+    const end = match.index + match[0].length;
+    let cut = match.index + maxRunLength;
+    while (end - cut > 0) {
+      if (text.charCodeAt(cut - 1) >= 0xd800 && text.charCodeAt(cut - 1) <= 0xdbff) cut--;
+      pieces.push(text.slice(start, cut));
+      start = cut;
+      cut += maxRunLength;
+    }
+  }
+  pieces.push(text.slice(start));
+  return pieces;
+}
+
 describe('splitForEncoding', () => {
+  it('should cut exactly where the regex over runs of one class cuts, for any text', () => {
+    // Runs of every class, near the threshold and well past it, mixed with digits, marks, CJK,
+    // astral letters and symbols, lone surrogates and the rarer whitespace.
+    const atoms = ['a', 'Z', 'é', 'e\u0301', '漢', '𐲊', '😀', '👨‍👩‍👧', '1', '٣', '.', '—', ' ', '\t', '\n', '\u00a0', '\u3000', '\ufeff', '\ud800', '\udc00', '_'];
+    const run = fc.tuple(fc.constantFrom(...atoms), fc.integer({ min: 1, max: 80 })).map(([atom, count]) => atom.repeat(count));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...atoms), run), { maxLength: 30 }), (parts) => {
+        const text = parts.join('');
+        expect(splitForEncoding(text)).toEqual(splitWithRegex(text));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const text of [`${'x'.repeat(33)}${'😀'.repeat(100)}`, ' '.repeat(1000), 'a'.repeat(32) + '1' + 'a'.repeat(33), '\ud800'.repeat(40), `x${'😀'.repeat(300)}`]) {
+      expect(splitForEncoding(text)).toEqual(splitWithRegex(text));
+    }
+  });
+
   it('should leave ordinary text (and JSON) whole, so its count is exactly gpt-tokenizer\'s', () => {
     const text = `The quick brown fox. ${JSON.stringify({ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } })}`;
     expect(splitForEncoding(text)).toEqual([text]);
