@@ -1,6 +1,6 @@
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
 import { countTokens } from 'gpt-tokenizer';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { collect, createRequest, finishOf, searchTool, textOf, toolCallsOf, weatherTool } from '../test/request-fixtures.js';
 import { countPromptTokens } from './count-prompt-tokens.js';
 import { createReferenceEngine } from './create-reference-engine.js';
@@ -62,9 +62,15 @@ describe('createReferenceEngine: maxTokens', () => {
 describe('createReferenceEngine: large input', () => {
   it('should answer a 1 MiB message in about the time it takes to tokenize it', async () => {
     const user = `${'search for weather on 2 + 2 for Paris about x '.repeat(22_000)}\nWhat is 6 * 7?`;
-    const started = performance.now();
-    const events = await run(createRequest({ user, tools: [weatherTool, searchTool], maxTokens: 200 }));
-    expect(performance.now() - started).toBeLessThan(3_000);
+    const request = createRequest({ user, tools: [weatherTool, searchTool], maxTokens: 200 });
+    let started = performance.now();
+    countPromptTokens(request);
+    const tokenizeMs = performance.now() - started;
+    started = performance.now();
+    const events = await run(request);
+    // Printed, not bounded (timings belong in the bench); a superlinear scan of 1 MiB would not
+    // finish within the test's timeout.
+    console.info(`1 MiB message: answered in ${(performance.now() - started).toFixed(0)} ms, tokenized alone in ${tokenizeMs.toFixed(0)} ms`);
     expect(finishOf(events).reason).toBe('tool_calls');
   });
 });
@@ -116,20 +122,26 @@ describe('createReferenceEngine: usage', () => {
 });
 
 describe('createReferenceEngine: abort', () => {
-  it('should stop a paced generation promptly when the signal aborts, throwing the reason', async () => {
-    const paced = createReferenceEngine({ tokensPerSecond: 100 });
-    const controller = new AbortController();
-    const seen: ChatEngineEvent[] = [];
-    const started = performance.now();
-    const loop = (async () => {
-      for await (const event of paced.generate(createRequest(), { signal: controller.signal, requestId: 'req_abort' })) {
-        seen.push(event);
-        if (seen.length === 3) controller.abort();
-      }
-    })();
-    await expect(loop).rejects.toMatchObject({ name: 'AbortError' });
-    expect(seen).toHaveLength(3);
-    expect(performance.now() - started).toBeLessThan(1_000);
+  it('should stop a paced generation when the signal aborts, throwing the reason without waiting for the next piece', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const paced = createReferenceEngine({ tokensPerSecond: 100 });
+      const controller = new AbortController();
+      const seen: ChatEngineEvent[] = [];
+      const loop = (async () => {
+        for await (const event of paced.generate(createRequest(), { signal: controller.signal, requestId: 'req_abort' })) {
+          seen.push(event);
+          if (seen.length === 3) controller.abort();
+        }
+      })();
+      const outcome = loop.then(() => 'finished', (error: unknown) => error);
+      // A piece every 10 ms: let three through, then no more time passes.
+      while (seen.length < 3) await vi.advanceTimersByTimeAsync(10);
+      expect(await outcome).toMatchObject({ name: 'AbortError' });
+      expect(seen).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('should not wait out a long first-token delay once aborted', async () => {
