@@ -104,12 +104,13 @@ describe('pathological tool schemas', () => {
           const started = performance.now();
           const response = await send(host, { name, body, expect: { status } });
           const elapsed = performance.now() - started;
-          const maxDelay = await monitor.stop();
+          const stall = await monitor.stop();
           expect(summarize(response).status, `${host.name}: ${name}: ${response.body.slice(0, 200)}`).toBe(status);
           if (status === 400) expect(summarize(response)).toMatchObject({ code: 'invalid_tool_schema' });
-          figures.push(`${host.name.padEnd(8)} ${name.padEnd(56)} ${String(body.length).padStart(7)} B  ${elapsed.toFixed(0).padStart(4)} ms  longest event-loop stall ${maxDelay.toFixed(0)} ms`);
-          // The whole request, engine included, stays well under a second of work on this 2-core box.
-          expect(maxDelay, `${host.name}: ${name}`).toBeLessThan(400);
+          figures.push(`${host.name.padEnd(8)} ${name.padEnd(56)} ${String(body.length).padStart(7)} B  ${elapsed.toFixed(0).padStart(4)} ms  longest event-loop stall ${stall.cpuMs.toFixed(0)} ms of CPU (${stall.elapsedMs.toFixed(0)} ms elapsed)`);
+          // The whole request, engine included, holds the event loop for well under a second of
+          // work (CPU time: a busy machine that keeps the process waiting does not count).
+          expect(stall.cpuMs, `${host.name}: ${name}`).toBeLessThan(400);
         }
       }
     } finally {
@@ -128,11 +129,13 @@ describe('pathological tool schemas', () => {
       ['128 tools of 950 enum strings', () => expect(() => validateChatRequest(JSON.parse(chat(Array.from({ length: 128 }, (_, index) => tool(`t${index}`, { type: 'object', properties: { a: { enum: Array.from({ length: 950 }, (_, value) => `v${value}`) } } })))))).toThrow(/2000 enum values/u)],
     ] as const) {
       run(); // once untimed: the figure is the steady cost, not the JIT's first pass
-      const started = performance.now();
+      // CPU time, the work itself: a busy machine that keeps the process waiting does not count.
+      const started = process.cpuUsage();
       run();
-      const elapsed = performance.now() - started;
-      timings.push(`${name}: ${elapsed.toFixed(1)} ms`);
-      expect(elapsed, name).toBeLessThan(150);
+      const used = process.cpuUsage(started);
+      const cpuMs = (used.user + used.system) / 1000;
+      timings.push(`${name}: ${cpuMs.toFixed(1)} ms of CPU`);
+      expect(cpuMs, name).toBeLessThan(150);
     }
     console.log(`tool schema check: ${timings.join('; ')}`);
   });
