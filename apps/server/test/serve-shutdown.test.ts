@@ -14,7 +14,8 @@ function envelopeOf(rawResponse: string): unknown {
 
 describe('quantum-chat serve on SIGTERM', () => {
   it('should let open streams finish within the grace period, refuse new requests with 503 shutting_down, and exit 0', async () => {
-    const server = await startServerProcess({ ...pacing, shutdownGraceMs: 5_000 });
+    // A grace period longer than the test's timeout: exiting at all proves it did not wait it out.
+    const server = await startServerProcess({ ...pacing, shutdownGraceMs: 600_000 });
     onTestFinished(() => server.dispose());
     const testKey = server.firstStartKey!;
 
@@ -31,7 +32,6 @@ describe('quantum-chat serve on SIGTERM', () => {
     );
     expect(stream.text()).not.toContain('[DONE]');
 
-    const signalledAt = Date.now();
     server.child.kill('SIGTERM');
     await server.waitForStdout(/shutting down/);
 
@@ -47,9 +47,8 @@ describe('quantum-chat serve on SIGTERM', () => {
     const body = await stream.body;
     expect(body.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(body).not.toContain('event: error');
+    // It exits once the stream is done, without waiting out the grace period.
     expect(await server.exited).toBe(0);
-    // It exits once the stream is done, without waiting out the whole grace period.
-    expect(Date.now() - signalledAt).toBeLessThan(4_000);
   }, 45_000);
 
   it('should end streams still open after the grace period with a shutting_down error frame and no [DONE], and exit 0', async () => {
@@ -69,9 +68,9 @@ describe('quantum-chat serve on SIGTERM', () => {
     const signalledAt = Date.now();
     server.child.kill('SIGTERM');
     const [quantumBody, openaiBody] = await Promise.all([quantum.body, openai.body]);
-    const elapsed = Date.now() - signalledAt;
-    expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(2_000);
+    // The streams were given the grace period (a timer never fires early, so this lower bound
+    // holds however busy the machine is), then cut: an error frame, no [DONE] (below).
+    expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(250);
 
     // The spec's format: a named error event, then the end, without [DONE].
     expect(quantumBody).not.toContain('[DONE]');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { lastLine, runBuiltCli } from './run-cli.js';
+import { eventLoopProbeEnv, readEventLoopProbe } from './event-loop-probe.js';
 import { startServerProcess } from './server-process.js';
 
 const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -59,7 +60,7 @@ describe('the SQLite store under another process\'s write lock (a real server pr
     onTestFinished(() => rmSync(join(dataDir, '..'), { recursive: true, force: true }));
     // A free organisation: its daily quota is counted in the store too.
     const key = lastLine((await runBuiltCli(['keys', 'create', '--org', 'locked', '--plan', 'free', '--data-dir', dataDir])).stdout);
-    const server = await startServerProcess({ dataDir, store: { usageFlushIntervalMs: 100 } });
+    const server = await startServerProcess({ dataDir, store: { usageFlushIntervalMs: 100 } }, eventLoopProbeEnv());
     onTestFinished(() => server.dispose());
     // The key is now cached: requests on it need no store lookup while the lock is held.
     expect(await chat(server.origin, key)).toBe(200);
@@ -67,6 +68,7 @@ describe('the SQLite store under another process\'s write lock (a real server pr
     expect(await totalRequests(dataDir, 'locked')).toBe(1);
 
     const lock = await holdWriteLock(join(dataDir, 'quantum-chat.sqlite'));
+    await readEventLoopProbe(server);
     const probes: number[] = [];
     let probing = true;
     const probe = (async () => {
@@ -83,14 +85,20 @@ describe('the SQLite store under another process\'s write lock (a real server pr
     await sleep(1500);
     probing = false;
     await probe;
+    const held = await readEventLoopProbe(server);
     // Nothing could be written while the lock was held.
     expect(await totalRequests(dataDir, 'locked')).toBe(1);
     await lock.release();
 
     expect(statuses.every((status) => status === 200)).toBe(true);
-    console.info(`/healthz under a held SQLite write lock: ${probes.length} probes, p50 ${percentile(probes, 50).toFixed(1)} ms, p99 ${percentile(probes, 99).toFixed(1)} ms, slowest ${[...probes].sort((a, b) => b - a).slice(0, 4).map((ms) => ms.toFixed(0)).join(", ")} ms`);
-    expect(probes.length).toBeGreaterThan(20);
-    expect(percentile(probes, 99)).toBeLessThan(100);
+    console.info(
+      `/healthz under a held SQLite write lock: ${probes.length} probes, p50 ${percentile(probes, 50).toFixed(1)} ms, p99 ${percentile(probes, 99).toFixed(1)} ms, slowest ${[...probes].sort((a, b) => b - a).slice(0, 4).map((ms) => ms.toFixed(0)).join(', ')} ms; ` +
+        `the server's event loop held at most ${held.cpuMs.toFixed(1)} ms of work (${held.elapsedMs.toFixed(1)} ms elapsed, ${held.waitMs.toFixed(1)} ms of it waiting for a core)`,
+    );
+    // Probes kept being answered while the lock was held, and no stretch of work held the
+    // server's event loop for 100 ms (its CPU time: a busy machine's waits are not the server's).
+    expect(probes.length).toBeGreaterThanOrEqual(10);
+    expect(held.cpuMs).toBeLessThan(100);
     // Delayed, never lost: every request is in the ledger once the lock is gone.
     const deadline = Date.now() + 15_000;
     while ((await totalRequests(dataDir, 'locked')) < 1 + statuses.length && Date.now() < deadline) await sleep(200);
