@@ -16,6 +16,7 @@ import { registerHealthRoute } from './health-route.js';
 import { registerReadyRoute } from './ready-route.js';
 import { registerMetricsRoute } from './metrics-route.js';
 import { createLogDestination } from './log-destination.js';
+import { OneLineRequestLog } from './request-log.js';
 import { openServerAccessControl } from './server-access-control.js';
 import { registerServerHooks } from './server-hooks.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -85,6 +86,8 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     genReqId: (request) => resolveRequestId(request.headers, options.handlerOptions?.generateId),
     // Our drain hook answers 503 in the core's envelope instead of Fastify's own body.
     return503OnClosing: false,
+    // One access line per request, not two (see request-log.ts).
+    logController: new OneLineRequestLog(),
   });
   if (logDestination !== undefined) app.addHook('onClose', async () => logDestination.close());
   // Headers and body within the request timeout, else 408 in the envelope and the connection

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * The two stages of a graceful shutdown. Draining starts at once (new requests get 503
  * `shutting_down`, `/healthz` fails); the signal aborts when the grace period ends, and the
@@ -21,6 +23,9 @@ export interface ShutdownState {
  */
 export function createShutdownState(): ShutdownState {
   const controller = new AbortController();
+  // Every open request whose engine reads its signal listens here: no listener cap (Node warns
+  // of a leak past 10, which a busy server reaches in normal work).
+  setMaxListeners(0, controller.signal);
   let draining = false;
   return {
     get draining() {

@@ -130,7 +130,8 @@ export async function startInteropServer(): Promise<InteropServer> {
     countRequests(method, path) {
       let count = 0;
       for (const line of stdout.split('\n')) {
-        if (!line.includes('"incoming request"')) continue;
+        // One access line per request, written when it completes.
+        if (!line.includes('"request completed"')) continue;
         const entry = JSON.parse(line) as { req?: { method?: string; url?: string } };
         if (entry.req?.method === method && entry.req.url === path) count += 1;
       }
