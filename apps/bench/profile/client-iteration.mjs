@@ -12,6 +12,6 @@ const ours = createChatClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'qc_te
 const rounds = Number(process.env.ROUNDS ?? 4);
 for (let r = 0; r < rounds; r++) {
   const s = process.cpuUsage(); let n = 0;
-  for await (const e of ours.chat.completions.stream({ model: 'quantum-reasoner', messages: [{ role: 'user', content: 'hi' }] })) n++;
+  for await (const _event of ours.chat.completions.stream({ model: 'quantum-reasoner', messages: [{ role: 'user', content: 'hi' }] })) n++;
   const u = process.cpuUsage(s); console.log(n, events, ((u.user + u.system) / 1e6).toFixed(3), 's');
 }

@@ -1,5 +1,6 @@
 // Heap-snapshot diff of 2,000 handle() calls waiting for a first token: bytes per request by kind.
 // node --expose-gc apps/bench/profile/idle-heap-snapshot.mjs
+/* global gc -- defined by --expose-gc */
 import v8 from 'node:v8';
 import { EventEmitter } from 'node:events';
 import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';

@@ -6,7 +6,6 @@ const profile = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const top = Number(process.argv[3] ?? 40);
 const requests = process.argv[4] ? Number(process.argv[4]) : undefined;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const self = new Map();
 const dt = profile.timeDeltas; let total = 0;
 const counts = new Map();
 // Profile times are µs of a monotonic clock; the process's start maps it to the wall clock closely enough.

@@ -36,7 +36,9 @@ export function createSchemaValidator(document: Json) {
   const cache = new Map<unknown, ValidateFunction>();
   return {
     compileAll(): void {
-      for (const name of Object.keys(components)) ajv.getSchema(`${defsId}#/$defs/${name}`) ?? ajv.compile({ $ref: `${defsId}#/$defs/${name}` });
+      for (const name of Object.keys(components)) {
+        if (ajv.getSchema(`${defsId}#/$defs/${name}`) === undefined) ajv.compile({ $ref: `${defsId}#/$defs/${name}` });
+      }
     },
     /** ajv's errors as text, or undefined when the value is valid. */
     validate(schema: unknown, value: unknown): string | undefined {

@@ -54,7 +54,7 @@ describe('quantum-chat serve: the first start', { timeout: 90_000 }, () => {
     expect(sentence).toContain(`--port ${port + 1}`);
     expect(sentence).toContain('PORT=');
     expect(sentence).toContain(`"port" in ${configPath}`);
-    expect(failed.stderr + failed.stdout).not.toMatch(/qc_test_|API key:|EADDRINUSE|    at /);
+    expect(failed.stderr + failed.stdout).not.toMatch(/qc_test_|API key:|EADDRINUSE| {4}at /);
     // Nothing was made that could not be shown.
     expect((await runBuiltCli(['orgs', 'list', '--data-dir', dataDir])).stdout).not.toContain('default');
 

@@ -117,6 +117,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     let lastFailure: unknown;
     for (let attempt = 1; ; attempt++) {
       const lease = pool.acquire(tried);
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the last attempt's failure as it came, which may be the caller's abort reason
       if (lease === undefined) throw lastFailure ?? noDeploymentAvailable(pool, Date.now());
       const target = lease.deployment;
       if (attempt < maxAttempts) tried = tried === nothingTried ? new Set([target]) : (tried as Set<Target>).add(target);
@@ -225,6 +226,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       }
       if (failure === undefined) return;
       // Retried only while nothing reached our caller, on a deployment not tried yet.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the failure as it came, which may be the caller's abort reason
       if (yielded || attempt >= maxAttempts || context.signal.aborted || !isDeploymentFault(failure, status)) throw failure;
       lastFailure = failure;
       await sleep(retryDelayMs(attempt + 1, retry, Math.random), context.signal);

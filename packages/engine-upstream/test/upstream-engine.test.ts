@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
 import { Agent, errors } from 'undici';

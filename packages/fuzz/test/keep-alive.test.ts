@@ -1,6 +1,6 @@
 /** Idle streams get `: keep-alive` comments, which keep them alive through an idle-timeout proxy. */
 import { request } from 'node:http';
-import { createChatHandler, generateApiKey, insecureAcceptAnyApiKey, type ChatEngine, type ChatEngineEvent } from '@quantum-chat/core';
+import { generateApiKey, insecureAcceptAnyApiKey, type ChatEngine, type ChatEngineEvent } from '@quantum-chat/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startIdleTimeoutProxy, type IdleTimeoutProxy } from '../src/idle-timeout-proxy.js';
 import { startExpressHost, startFastifyHost, type Host } from '../src/start-hosts.js';

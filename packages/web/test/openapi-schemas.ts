@@ -31,7 +31,9 @@ export function createSchemaValidator(document: Json) {
     ajv,
     /** Every component schema compiles (strict mode reports unknown keywords and formats). */
     compileAll(): void {
-      for (const name of Object.keys(components)) ajv.getSchema(`${defsId}#/$defs/${name}`) ?? ajv.compile({ $ref: `${defsId}#/$defs/${name}` });
+      for (const name of Object.keys(components)) {
+        if (ajv.getSchema(`${defsId}#/$defs/${name}`) === undefined) ajv.compile({ $ref: `${defsId}#/$defs/${name}` });
+      }
     },
     /** Validates a value against a schema of the document (a `$ref` or an inline schema); returns ajv's errors as text, or undefined. */
     validate(schema: unknown, value: unknown): string | undefined {

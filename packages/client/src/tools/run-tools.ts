@@ -11,7 +11,7 @@ export interface RunToolsOptions {
   client: ChatClient;
   model: string;
   messages: readonly Message[];
-  // `any`: a tool typed for its own arguments must fit here, whatever they are.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool typed for its own arguments must fit here, whatever they are
   tools: ReadonlyArray<RunnerTool<any>>;
   /** Completions at most, each maybe followed by tool runs. Default 10. */
   maxSteps?: number;

@@ -118,7 +118,7 @@ describe('observeRequest and onRequestSettled', () => {
       [post({ model: 'quantum-lite', messages: [] }), 400, { stream: false, model: '', principal: { kind: 'live' } }],
       [post({ model: 'no-such-model', messages, stream: true }), 404, { stream: true, model: '' }],
     ] as const;
-    for (const [request, status, fields] of refused) {
+    for (const [request, status] of refused) {
       const response = await handler.fetch(request);
       expect(response.status).toBe(status);
     }

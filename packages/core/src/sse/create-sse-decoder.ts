@@ -44,7 +44,6 @@ export interface SseDecoder {
 }
 
 const LF = 10;
-const CR = 13;
 const SPACE = 32;
 const COLON = 58;
 const BOM = 0xfeff;
