@@ -39,6 +39,12 @@ const rules: [string, Record<string, unknown>, boolean][] = [
   ['tool parameters of types [object]', { tools: [tool('get_weather', { type: ['object'] })] }, false],
   ['a json_schema response format of type object', { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' } } } }, true],
   ['a json_schema response format of type array', { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'array' } } } }, false],
+  ['top_logprobs with logprobs', { logprobs: true, top_logprobs: 2 }, true],
+  ['top_logprobs null without logprobs', { top_logprobs: null }, true],
+  ['top_logprobs without logprobs', { top_logprobs: 2 }, false],
+  ['top_logprobs with logprobs false', { logprobs: false, top_logprobs: 0 }, false],
+  ['logit_bias with 1024 entries', { logit_bias: Object.fromEntries(Array.from({ length: 1024 }, (_, index) => [String(index), 1])) }, true],
+  ['logit_bias with 1025 entries', { logit_bias: Object.fromEntries(Array.from({ length: 1025 }, (_, index) => [String(index), 1])) }, false],
   ['a model the server added', { model: 'llama-3.1-8b' }, true],
   ['an unknown model', { model: 'quantum-ultra' }, false],
 ];
@@ -81,6 +87,23 @@ describe('the OpenAPI document is as strict as the handler', async () => {
     const response = await post({ model: 'quantum-lite', messages: [user], tools: [tool('get_weather'), tool('get_time'), tool('get_weather')] });
     expect(response.status).toBe(400);
     expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'invalid_value', param: 'tools[2].function.name' } });
+  });
+
+  // Only `openai` chooses a format (decisions §4); the handler reads no other value, so the document refuses none.
+  it.each(['openai', 'quantum', 'OpenAI', 'ndjson'])('should agree with the handler on x-stream-format: %s', async (value) => {
+    const parameter = chat.operation.parameters!.find((candidate) => candidate.name === 'x-stream-format')!;
+    const response = await handler.fetch(
+      new Request('http://127.0.0.1/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-stream-format': value },
+        body: JSON.stringify({ model: 'quantum-lite', messages: [user], stream: true }),
+      }),
+    );
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(text.includes('event: message'), text).toBe(value !== 'openai');
+    expect(checker.validate(parameter.schema, value)).toEqual([]);
+    expect(checker.checkResponse(chat, { status: response.status, headers: response.headers, body: text })).toEqual([]);
   });
 
   it('should make the error code a string from the codes of that status', () => {

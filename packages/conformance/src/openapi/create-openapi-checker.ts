@@ -125,6 +125,11 @@ export function createOpenApiChecker(document: OpenApiDocument) {
     return problems.map((problem) => `${problem.path || '/'}: ${problem.message}`);
   }
 
+  /** Whether `value` is valid against a schema of the document: stops at the first problem. */
+  function accepts(schema: unknown, value: unknown): boolean {
+    return validatorOf(validators, schema, () => schema).validate(value).length === 0;
+  }
+
   /** The problems of one stream event against an item schema, its JSON content decoded. */
   function validateEvent(itemSchema: unknown, item: Json): string[] {
     const problems = validatorOf(itemValidators, itemSchema, () => decodeItemSchema(itemSchema, resolve)).validate(decodeEventItem(item), { all: true });
@@ -191,7 +196,7 @@ export function createOpenApiChecker(document: OpenApiDocument) {
     return problems;
   }
 
-  return { document, resolve, deref, validate, validateEvent, findOperation, responseFor, checkResponse };
+  return { document, resolve, deref, validate, accepts, validateEvent, findOperation, responseFor, checkResponse };
 }
 
 export type OpenApiChecker = ReturnType<typeof createOpenApiChecker>;
