@@ -6,6 +6,7 @@ import {
   defaultMaxTokens,
   defaultTemperature,
   knownRequestFields,
+  maxLogitBiasEntries,
   maxMetadataEntries,
 } from '../schemas/chat-completion-request.js';
 import { messageRoles, messageSchemasByRole, type MessageContent } from '../schemas/message.js';
@@ -30,7 +31,6 @@ export interface ValidatedChatRequest {
 }
 
 const requestWithoutMessages = chatCompletionRequestSchema.omit({ messages: true });
-const maxLogitBiasEntries = 1024;
 
 function invalid(param: string, message: string, code: 'invalid_value' | 'unsupported_value' = 'invalid_value') {
   return new QuantumChatError(code, message, { param });

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { errorCodes } from '../errors/error-codes.js';
 import { builtinModels } from '../models/builtin-models.js';
 import { chatCompletionChunkSchema } from '../schemas/chat-completion-chunk.js';
-import { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxTokensCeiling } from '../schemas/chat-completion-request.js';
+import { chatCompletionRequestSchema, defaultMaxTokens, defaultTemperature, maxLogitBiasEntries, maxTokensCeiling } from '../schemas/chat-completion-request.js';
 import { chatCompletionSchema } from '../schemas/chat-completion.js';
 import { errorEnvelopeSchema } from '../schemas/error-envelope.js';
 import { modelListSchema, modelSchema } from '../schemas/model.js';
@@ -56,10 +56,10 @@ const requestFieldNotes: Record<string, { description: string; default?: unknown
       '`{"type": "text"}` (the default), `{"type": "json_object"}` for a JSON object, or `{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}` for JSON valid against `schema` (checked like tool parameters).',
   },
   logprobs: { description: 'Return the log probability of each content token in `choices[].logprobs`.', default: false },
-  top_logprobs: { description: 'With `logprobs`: how many of the most likely alternatives to list per token, 0 to 20.' },
+  top_logprobs: { description: 'How many of the most likely alternatives to list per token, 0 to 20; needs `logprobs: true`.' },
   presence_penalty: { description: 'From -2 to 2; passed to the model runtime.' },
   frequency_penalty: { description: 'From -2 to 2; passed to the model runtime.' },
-  logit_bias: { description: 'Token ids (as strings) to a bias from -100 to 100; passed to the model runtime.' },
+  logit_bias: { description: `Token ids (as strings) to a bias from -100 to 100, at most ${maxLogitBiasEntries} of them; passed to the model runtime.` },
   reasoning_effort: { description: '`low`, `medium` or `high`; passed to the model runtime.' },
 };
 

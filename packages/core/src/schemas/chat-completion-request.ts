@@ -13,6 +13,8 @@ export const defaultTemperature = 0.7;
 export const maxTopLogprobs = 20;
 /** The most entries `metadata` may hold (decisions §2). */
 export const maxMetadataEntries = 16;
+/** The most tokens `logit_bias` may bias: a bound on the work one request can ask for. */
+export const maxLogitBiasEntries = 1024;
 
 const penalty = z.number().min(-2).max(2);
 
@@ -45,8 +47,15 @@ export const chatCompletionRequestSchema = z.object({
   presence_penalty: penalty.optional(),
   frequency_penalty: penalty.optional(),
   // Token ids of the model's tokenizer, as strings, to a bias from -100 to 100.
-  logit_bias: z.record(z.string().regex(/^(?:0|[1-9]\d{0,9})$/, 'keys must be token ids'), z.number().min(-100).max(100)).optional(),
+  logit_bias: z
+    .record(z.string().regex(/^(?:0|[1-9]\d{0,9})$/, 'keys must be token ids'), z.number().min(-100).max(100))
+    .meta({ maxProperties: maxLogitBiasEntries })
+    .optional(),
   reasoning_effort: z.enum(['low', 'medium', 'high']).optional(),
+}).meta({
+  // `top_logprobs` needs `logprobs: true` (checked by `validateChatRequest` after parsing).
+  if: { required: ['top_logprobs'], properties: { top_logprobs: { type: 'integer' } } },
+  then: { required: ['logprobs'], properties: { logprobs: { const: true } } },
 });
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 
