@@ -172,7 +172,15 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
           description:
             'Generates the assistant message for a conversation: the whole completion, or (with `stream: true`) an event stream. `quantum-reasoner` adds a reasoning trace; with `tools` the model may answer with tool calls. `quantum-pro` needs the `elite` plan.',
           parameters: [
-            { name: 'x-stream-format', in: 'header', required: false, schema: { type: 'string', enum: ['quantum', 'openai'] }, description: 'The stream wire format: `quantum` (named events, the default) or `openai` (unnamed `data:` lines).' },
+            // Only `openai` chooses (decisions §4); the handler reads no other value, so the document refuses none.
+            {
+              name: 'x-stream-format',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', examples: ['openai'] },
+              description:
+                '`openai` asks for the OpenAI stream format (unnamed `data:` lines). Without it, or with any other value, a stream comes in the server\'s own format: the Quantum format (named events) unless the server is set to the OpenAI format, as the ready server is on `/compat/v1`.',
+            },
             { name: 'X-Service-Signature', in: 'header', required: false, schema: { type: 'string' }, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (decisions §7).' },
           ],
           requestBody: { required: true, content: jsonContent(ref('ChatCompletionRequest')) },
