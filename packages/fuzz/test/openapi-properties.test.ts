@@ -16,6 +16,7 @@
  */
 import { createOpenApiChecker, parseEventStream, type FoundOperation, type OpenApiChecker, type OpenApiDocument } from '@quantum-chat/conformance';
 import { generateApiKey, staticApiKeys } from '@quantum-chat/core';
+import { formatParamPath } from '@quantum-chat/core/host';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,14 +106,14 @@ function errorOf(answer: Answer): RefusalError | undefined {
   }
 }
 
-/** `messages[0].role` as segments: `['messages', 0, 'role']`. */
-const segmentsOf = (param: string) => param.split(/\.|\[(\d+)\]/u).filter((part) => part !== undefined && part !== '').map((part) => (/^\d+$/u.test(part) ? Number(part) : part));
-
-/** Whether one path leads to the other: the error names the broken place, a field in it, or the object holding it. */
+/**
+ * Whether `param` names the broken place, a field in it, or the object holding it: one path
+ * leads to the other, both written as the server writes them (`messages[0].role`, `logit_bias.0`).
+ */
 function related(param: string, broken: (string | number)[]): boolean {
-  const named = segmentsOf(param);
-  const shorter = Math.min(named.length, broken.length);
-  return named.slice(0, shorter).every((part, index) => part === broken[index]);
+  const place = formatParamPath(broken);
+  const leadsTo = (outer: string, inner: string) => inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
+  return leadsTo(place, param) || leadsTo(param, place);
 }
 
 /**
