@@ -12,7 +12,7 @@ import { createDailyQuota, type DailyDecision, type DailyQuota } from './daily-q
 import { hashApiKey } from './hash-api-key.js';
 import { createKeyCache } from './key-cache.js';
 import type { KeyStore } from './key-store.js';
-import { limitError } from './limit-error.js';
+import { limitError, refusedForTokens } from './limit-error.js';
 import { toReading, type LimitDimension, type LimitReading, type LimitState } from './limit-state.js';
 import { defaultPlanLimits, resolveLimits, type LimitOverrides, type Limits, type PlanLimits } from './plan-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
@@ -239,9 +239,21 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
           { param: 'model' },
         );
       }
-      const promptTokens = Math.max(0, Math.round(demand.promptTokens));
-      const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
-      const { state, settle, daily: dayDecision } = await reserve(principal, contexts.get(principal), reserved);
+      let promptTokens = Math.max(0, Math.round(demand.promptTokens));
+      const maxTokens = Math.max(0, Math.round(demand.maxTokens));
+      let reservation: Awaited<ReturnType<typeof reserve>>;
+      try {
+        reservation = await reserve(principal, contexts.get(principal), promptTokens + maxTokens);
+      } catch (error) {
+        // The prompt was bounded, not counted: count it only now that the bound refused for
+        // tokens. A request over its request limit never gets here, and never pays for a count.
+        if (demand.countPromptTokens === undefined || !refusedForTokens(error)) throw error;
+        const counted = Math.max(0, Math.round(await demand.countPromptTokens()));
+        if (counted >= promptTokens) throw error;
+        promptTokens = counted;
+        reservation = await reserve(principal, contexts.get(principal), promptTokens + maxTokens);
+      }
+      const { state, settle, daily: dayDecision } = reservation;
       const running = ledger.begin({
         usageId: `u_${randomBase62(22)}`,
         requestId: demand.requestId,

@@ -18,6 +18,19 @@ export interface MessageAnalysis {
 }
 
 const quoteWords = 12;
+
+/** `[...text].length` without the array of a million code points a 1 MiB paste would make. */
+function countCodePoints(text: string): number {
+  let pairs = 0;
+  for (let index = 0; index < text.length - 1; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      pairs++;
+      index++;
+    }
+  }
+  return text.length - pairs;
+}
 /** Longer messages are read at both ends only, so the regexes stay cheap on a 1 MiB paste. */
 const focusLength = 4000;
 
@@ -54,7 +67,7 @@ export function analyzeMessage(text: string): MessageAnalysis {
     text: trimmed,
     words,
     wordCount: words.length,
-    characterCount: [...trimmed].length,
+    characterCount: countCodePoints(trimmed),
     keywords: extractKeywords(focus),
     quote: quote.length > 160 ? `${[...quote].slice(0, 160).join('')}…` : quote,
     isQuestion: /\?\s*$/u.test(focus) || /^(who|what|when|where|why|how|which|is|are|can|could|do|does|should|will|would)\b/iu.test(trimmed),

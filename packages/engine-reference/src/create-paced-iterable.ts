@@ -28,6 +28,8 @@ export function createPacedIterable(
   produce: () => ChatEngineEvent[],
   pacing: PacingOptions,
   signal: AbortSignal,
+  /** Work to await before `produce` (counting a long prompt in turns), or nothing. */
+  prepare?: () => Promise<unknown> | undefined,
 ): AsyncIterable<ChatEngineEvent> {
   const firstDelay = Math.max(0, pacing.firstTokenDelayMs ?? 0);
   const pieceDelay = pacing.tokensPerSecond && pacing.tokensPerSecond > 0 ? 1000 / pacing.tokensPerSecond : 0;
@@ -68,6 +70,15 @@ export function createPacedIterable(
           throw signal.reason;
         }
         if (!events) {
+          const ready = prepare?.();
+          if (ready !== undefined) {
+            await ready;
+            if (finished) return done; // return() was called meanwhile
+            if (signal.aborted) {
+              finish();
+              throw signal.reason;
+            }
+          }
           events = produce();
           signal.addEventListener('abort', onAbort, { once: true });
         }

@@ -1,5 +1,5 @@
 import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
-import { countPromptTokens } from './count-prompt-tokens.js';
+import { countingSliceLength, countPromptTokens, countPromptTokensAsync, estimatePromptTokens, promptLength } from './count-prompt-tokens.js';
 import { createPacedIterable, type PacingOptions } from './create-paced-iterable.js';
 import { planResponse } from './plan-response.js';
 import { countTextTokens } from './tokenizer.js';
@@ -35,10 +35,18 @@ export function createReferenceEngine(options: ReferenceEngineOptions = {}): Cha
   };
   return {
     generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent> {
-      return createPacedIterable(() => planResponse(request), pacing, context.signal);
+      // A long prompt is counted in turns first; planning then finds its count remembered.
+      const prepare = () => (promptLength(request) > countingSliceLength ? countPromptTokensAsync(request) : undefined);
+      return createPacedIterable(() => planResponse(request), pacing, context.signal, prepare);
     },
     countPromptTokens(request: ChatEngineRequest): number {
       return countPromptTokens(request);
+    },
+    countPromptTokensAsync(request: ChatEngineRequest): Promise<number> {
+      return countPromptTokensAsync(request);
+    },
+    estimatePromptTokens(request: ChatEngineRequest): number {
+      return estimatePromptTokens(request);
     },
     countTokens(text: string): number {
       return countTextTokens(text);

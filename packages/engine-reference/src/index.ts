@@ -3,4 +3,4 @@ export { createReferenceEngine } from './create-reference-engine.js';
 export type { ReferenceEngineOptions } from './create-reference-engine.js';
 
 /** The prompt-token count the engine reports, for callers that reserve quota without an engine at hand. */
-export { countPromptTokens } from './count-prompt-tokens.js';
+export { countPromptTokens, countPromptTokensAsync, estimatePromptTokens } from './count-prompt-tokens.js';

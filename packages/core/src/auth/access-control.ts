@@ -18,8 +18,18 @@ export interface AdmissionDemand {
   /** The request's `x-request-id`, for usage records. */
   requestId: string;
   model: string;
+  /**
+   * The prompt's tokens as the engine counts them, or, when `countPromptTokens` is given, a
+   * cheap bound the count never exceeds (reserving it is safe: it is settled to real usage).
+   */
   promptTokens: number;
   maxTokens: number;
+  /**
+   * Present when `promptTokens` is a bound: the exact count, computed on call (in turns of the
+   * event loop). Call it only when it decides something, i.e. when the bound alone would refuse
+   * the request; a request refused for another reason (its request limit) never pays for it.
+   */
+  countPromptTokens?: () => Promise<number>;
 }
 
 /** How a request ended, to settle its reservation to what it really used. */

@@ -93,6 +93,15 @@ export interface ChatEngine {
   generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent>;
   /** Prompt tokens of a request, used to reserve token quota before generating. */
   countPromptTokens?(request: ChatEngineRequest): number;
+  /**
+   * A cheap bound that `countPromptTokens` never exceeds (the UTF-8 bytes of the texts, for a
+   * tokenizer whose tokens are at least a byte). With it, quota is reserved on the bound first
+   * and the prompt is only counted when the bound alone would refuse the request: a request
+   * refused by a limit never pays for counting (decisions §6).
+   */
+  estimatePromptTokens?(request: ChatEngineRequest): number;
+  /** The same count as `countPromptTokens`, without holding the event loop long (counted in turns). */
+  countPromptTokensAsync?(request: ChatEngineRequest): Promise<number>;
   /** Tokens of generated text, used to settle usage when a request is interrupted. */
   countTokens?(text: string): number;
 }

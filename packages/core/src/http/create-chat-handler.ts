@@ -1,5 +1,5 @@
 import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
-import type { AccessControl, Admission, AdmissionProgress } from '../auth/access-control.js';
+import type { AccessControl, Admission, AdmissionDemand, AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
@@ -117,6 +117,20 @@ export function resolveRequestId(headers: ChatHttpRequest['headers'], generateId
   return incoming !== undefined && requestIdPattern.test(incoming) ? incoming : generateId('request');
 }
 
+/**
+ * What a request asks of the limits. With an engine that can bound its prompt cheaply, the
+ * bound is reserved and the count left to the access control, which asks for it only when the
+ * bound alone would refuse: tokenising a large prompt is the expensive part, and a request
+ * refused by its request limit must not pay for it (decisions §1 puts limits last).
+ */
+function admissionDemand(engine: ChatEngine, request: ChatEngineRequest, requestId: string, model: string): AdmissionDemand {
+  const maxTokens = request.maxTokens;
+  const bound = engine.estimatePromptTokens?.(request);
+  if (bound === undefined) return { requestId, model, promptTokens: engine.countPromptTokens?.(request) ?? 0, maxTokens };
+  const countPromptTokens = () => (engine.countPromptTokensAsync !== undefined ? engine.countPromptTokensAsync(request) : Promise.resolve(engine.countPromptTokens?.(request) ?? bound));
+  return { requestId, model, promptTokens: bound, maxTokens, countPromptTokens };
+}
+
 function jsonResponse(status: number, headers: Record<string, string>, body: string): ChatHttpResponse {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body };
 }
@@ -217,15 +231,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const passedThrough = engine.passThrough === 'all' ? validated.unknownFields : undefined;
     if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;
     // No `await` without an admission step: each one is a turn of the microtask queue.
-    const admission: Admission | undefined =
-      accessControl.admit === undefined
-        ? undefined
-        : await accessControl.admit(principal, {
-            requestId,
-            model: model.id,
-            promptTokens: engine.countPromptTokens?.(engineRequest) ?? 0,
-            maxTokens: engineRequest.maxTokens,
-          });
+    const demand = accessControl.admit === undefined ? undefined : admissionDemand(engine, engineRequest, requestId, model.id);
+    const admission: Admission | undefined = demand === undefined ? undefined : await accessControl.admit!(principal, demand);
     const headers: Record<string, string> = { ...admission?.headers };
     if (validated.ignoredParams.length > 0 && passedThrough === undefined) headers['x-quantum-ignored-params'] = ignoredParamsHeader(validated.ignoredParams);
     const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
@@ -242,6 +249,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
       stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
       track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
+      // What running rows show until the engine's first event (its count may still be under way then).
+      reservedPromptTokens: demand?.promptTokens,
       onSettled: (outcome: RunOutcome) => {
         void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
         watch.settle(outcome);
