@@ -12,11 +12,17 @@ import { createDailyQuota, type DailyDecision, type DailyQuota } from './daily-q
 import { hashApiKey } from './hash-api-key.js';
 import { createKeyCache } from './key-cache.js';
 import type { KeyStore } from './key-store.js';
-import { limitError, refusedForTokens } from './limit-error.js';
+import { limitError } from './limit-error.js';
 import { toReading, type LimitDimension, type LimitReading, type LimitState } from './limit-state.js';
 import { defaultPlanLimits, resolveLimits, type LimitOverrides, type Limits, type PlanLimits } from './plan-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import { createUsageLedger, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
+
+/**
+ * A prompt bounded under this many tokens is counted before anything else: counting it costs
+ * less than looking up the request limit first.
+ */
+const countAtOnceBelow = 4096;
 
 export interface AccessControlOptions {
   store: KeyStore;
@@ -142,6 +148,24 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
     }
   };
 
+  /**
+   * Refuses, without counting anything, a request whose organisation (or key) has used up its
+   * requests for this minute: what `reserve` would answer, before the prompt is tokenised.
+   */
+  async function refuseOverRequestLimit(principal: Principal, context: KeyContext | undefined): Promise<void> {
+    const checks: [string, Limits, string][] = [[bucketOf(principal), context?.limits ?? resolveLimits(principal.plan, {}, planDefaults), organisationScope(principal)]];
+    if (context?.keyLimits !== undefined) checks.push([`key:${context.keyId}`, context.keyLimits, `key ${principal.keyId}`]);
+    for (const [bucket, limits, scope] of checks) {
+      if (limits.requestsPerMinute === null) continue;
+      const state = await limiter.read(bucket, { requestsPerMinute: limits.requestsPerMinute, tokensPerMinute: null, tokensPerDay: null });
+      const reading = state.requests;
+      if (reading === undefined || reading.used < reading.limit) continue;
+      const retryAfterMs = Math.max(reading.resetsAt - Date.now(), 1);
+      throw limitError({ admitted: false, exceeded: 'requests', retryAfterMs, tooLarge: false, requested: 1, state: { requests: toReading(reading.limit, reading.used, reading.resetsAt) } }, scope);
+    }
+  }
+
+  const organisationScope = (principal: Principal) => `organisation '${principal.organisationId}'${principal.kind === 'test' ? ', test keys' : ''}`;
   const limitsOf = (principal: Principal) => contexts.get(principal)?.limits ?? resolveLimits(principal.plan, {}, planDefaults);
   const bucketOf = (principal: Principal) => `${principal.organisationId}:${principal.kind}`;
 
@@ -187,7 +211,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
     const own = context?.keyLimits === undefined ? undefined : await reserveIn(`key:${context.keyId}`, context.keyLimits, reserved, `key ${principal.keyId}`, true);
     let organisation: Reservation;
     try {
-      organisation = await reserveIn(bucketOf(principal), limits, reserved, `organisation '${principal.organisationId}'${principal.kind === 'test' ? ', test keys' : ''}`, false);
+      organisation = await reserveIn(bucketOf(principal), limits, reserved, organisationScope(principal), false);
     } catch (error) {
       await own?.cancel();
       throw error;
@@ -239,21 +263,13 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
           { param: 'model' },
         );
       }
-      let promptTokens = Math.max(0, Math.round(demand.promptTokens));
-      const maxTokens = Math.max(0, Math.round(demand.maxTokens));
-      let reservation: Awaited<ReturnType<typeof reserve>>;
-      try {
-        reservation = await reserve(principal, contexts.get(principal), promptTokens + maxTokens);
-      } catch (error) {
-        // The prompt was bounded, not counted: count it only now that the bound refused for
-        // tokens. A request over its request limit never gets here, and never pays for a count.
-        if (demand.countPromptTokens === undefined || !refusedForTokens(error)) throw error;
-        const counted = Math.max(0, Math.round(await demand.countPromptTokens()));
-        if (counted >= promptTokens) throw error;
-        promptTokens = counted;
-        reservation = await reserve(principal, contexts.get(principal), promptTokens + maxTokens);
-      }
-      const { state, settle, daily: dayDecision } = reservation;
+      const context = contexts.get(principal);
+      // A prompt only bounded, not counted: counting is the expensive part of a long one, so a
+      // request that its request limit refuses anyway is refused first, without it.
+      if (demand.countPromptTokens !== undefined && demand.promptTokens > countAtOnceBelow) await refuseOverRequestLimit(principal, context);
+      const promptTokens = Math.max(0, Math.round(demand.countPromptTokens === undefined ? demand.promptTokens : await demand.countPromptTokens()));
+      const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
+      const { state, settle, daily: dayDecision } = await reserve(principal, context, reserved);
       const running = ledger.begin({
         usageId: `u_${randomBase62(22)}`,
         requestId: demand.requestId,

@@ -13,23 +13,6 @@ const names: Record<LimitDimension, string> = { requests: 'requests per minute',
  * @internal
  */
 export function limitError(decision: Extract<LimitDecision, { admitted: false }>, scope: string): QuantumChatError {
-  const error = describeRefusal(decision, scope);
-  if (decision.exceeded !== 'requests') tokenRefusals.add(error);
-  return error;
-}
-
-/** Refusals for tokens (per minute or per day), not for the request count. */
-const tokenRefusals = new WeakSet<object>();
-
-/**
- * Whether a refusal was for tokens: a smaller reservation (the prompt counted instead of
- * bounded) might then be admitted. A refusal for the request count would stay one. @internal
- */
-export function refusedForTokens(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && tokenRefusals.has(error);
-}
-
-function describeRefusal(decision: Extract<LimitDecision, { admitted: false }>, scope: string): QuantumChatError {
   const reading = decision.state[decision.exceeded]!;
   const headers = rateLimitHeaders(decision.state);
   const name = names[decision.exceeded];

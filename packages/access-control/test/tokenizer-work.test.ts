@@ -64,29 +64,28 @@ describe('refusing before the expensive work (a real Fastify host)', () => {
     const { baseUrl, key } = await serve({ requestsPerMinute: 2 }, engine);
     const body = chatBody({ max_tokens: 16 }, prose(200_000));
     for (let index = 0; index < 2; index++) expect((await postChat(baseUrl, key, body)).status).toBe(200);
-    // Reserved on the cheap bound: the two that ran were admitted without a count too.
-    expect(work.counts).toBe(0);
+    // The two that ran were counted once each (in turns), for their reservation.
+    expect(work.counts).toBe(2);
     const started = performance.now();
     const refused = await Promise.all(Array.from({ length: 20 }, () => postChat(baseUrl, key, body)));
     console.log(`20 requests of 200 KB over the request limit refused in ${Math.round(performance.now() - started)} ms`);
     expect(refused.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 429));
-    expect(work.counts).toBe(0);
+    expect(((await refused[0]!.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    // None of the twenty was tokenised.
+    expect(work.counts).toBe(2);
     expect(work.estimates).toBe(22);
   }, 60_000);
 
-  it('should count a prompt exactly only when the bound alone would refuse it, and admit it when the count fits', async () => {
+  it('should reserve the exact count, so that the limits are as exact as before', async () => {
     const { engine, work } = countingWork();
-    // Its bound (40,000 bytes) is over the limit, its count (about a third of that) is not.
     const { baseUrl, key } = await serve({ tokensPerMinute: 20_000 }, engine);
+    // Its bound (40,000 bytes) is over the limit, its count (about a third of that) is not.
     const response = await postChat(baseUrl, key, chatBody({ max_tokens: 16 }, prose(40_000)));
     expect(response.status).toBe(200);
-    expect(work.counts).toBe(1);
-    const usage = ((await response.json()) as { usage: { prompt_tokens: number } }).usage;
+    const { usage } = (await response.json()) as { usage: { prompt_tokens: number } };
     expect(usage.prompt_tokens).toBeLessThan(20_000);
-    // Over the limit even when counted: refused, counted once more.
-    const tooLarge = await postChat(baseUrl, key, chatBody({ max_tokens: 16 }, prose(200_000)));
-    expect(tooLarge.status).toBe(429);
-    expect(work.counts).toBe(2);
+    expect(Number(response.headers.get('x-ratelimit-remaining-tokens'))).toBe(20_000 - usage.prompt_tokens - 16);
+    expect(work.counts).toBe(1);
   }, 60_000);
 
   it('should report the longest event-loop block of a 1 MB request', async () => {

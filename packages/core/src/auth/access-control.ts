@@ -20,14 +20,14 @@ export interface AdmissionDemand {
   model: string;
   /**
    * The prompt's tokens as the engine counts them, or, when `countPromptTokens` is given, a
-   * cheap bound the count never exceeds (reserving it is safe: it is settled to real usage).
+   * cheap bound the count never exceeds (reserving it instead is safe, only coarse).
    */
   promptTokens: number;
   maxTokens: number;
   /**
-   * Present when `promptTokens` is a bound: the exact count, computed on call (in turns of the
-   * event loop). Call it only when it decides something, i.e. when the bound alone would refuse
-   * the request; a request refused for another reason (its request limit) never pays for it.
+   * Present when `promptTokens` is a bound: the exact count, computed on call in turns of the
+   * event loop (remembered, so the engine does not count again). Call it once the request is
+   * not refused anyway: a request over its request limit should never pay for tokenising.
    */
   countPromptTokens?: () => Promise<number>;
 }

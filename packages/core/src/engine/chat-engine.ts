@@ -95,9 +95,8 @@ export interface ChatEngine {
   countPromptTokens?(request: ChatEngineRequest): number;
   /**
    * A cheap bound that `countPromptTokens` never exceeds (the UTF-8 bytes of the texts, for a
-   * tokenizer whose tokens are at least a byte). With it, quota is reserved on the bound first
-   * and the prompt is only counted when the bound alone would refuse the request: a request
-   * refused by a limit never pays for counting (decisions §6).
+   * tokenizer whose tokens are at least a byte). With it, the handler leaves counting to the
+   * access control, which counts only once the request is not refused by its request limit.
    */
   estimatePromptTokens?(request: ChatEngineRequest): number;
   /** The same count as `countPromptTokens`, without holding the event loop long (counted in turns). */

@@ -119,9 +119,9 @@ export function resolveRequestId(headers: ChatHttpRequest['headers'], generateId
 
 /**
  * What a request asks of the limits. With an engine that can bound its prompt cheaply, the
- * bound is reserved and the count left to the access control, which asks for it only when the
- * bound alone would refuse: tokenising a large prompt is the expensive part, and a request
- * refused by its request limit must not pay for it (decisions §1 puts limits last).
+ * bound goes with a way to count it (in turns of the event loop), which the access control
+ * calls once the request is not refused anyway: tokenising a long prompt is the expensive part,
+ * and a request over its request limit must not pay for it (decisions §1 puts limits last).
  */
 function admissionDemand(engine: ChatEngine, request: ChatEngineRequest, requestId: string, model: string): AdmissionDemand {
   const maxTokens = request.maxTokens;
@@ -231,8 +231,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const passedThrough = engine.passThrough === 'all' ? validated.unknownFields : undefined;
     if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;
     // No `await` without an admission step: each one is a turn of the microtask queue.
-    const demand = accessControl.admit === undefined ? undefined : admissionDemand(engine, engineRequest, requestId, model.id);
-    const admission: Admission | undefined = demand === undefined ? undefined : await accessControl.admit!(principal, demand);
+    const admission: Admission | undefined = accessControl.admit === undefined ? undefined : await accessControl.admit(principal, admissionDemand(engine, engineRequest, requestId, model.id));
     const headers: Record<string, string> = { ...admission?.headers };
     if (validated.ignoredParams.length > 0 && passedThrough === undefined) headers['x-quantum-ignored-params'] = ignoredParamsHeader(validated.ignoredParams);
     const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
@@ -249,8 +248,6 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
       stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
       track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
-      // What running rows show until the engine's first event (its count may still be under way then).
-      reservedPromptTokens: demand?.promptTokens,
       onSettled: (outcome: RunOutcome) => {
         void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
         watch.settle(outcome);

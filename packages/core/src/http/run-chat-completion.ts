@@ -40,12 +40,6 @@ export interface RunSettings {
   onSettled(outcome: RunOutcome): void;
   /** Given, once the engine starts, a reader of the tokens produced so far (see `Admission.track`). */
   track?: ((read: () => AdmissionProgress) => void) | undefined;
-  /**
-   * The prompt tokens the admission reserved (possibly a bound): what the tracking reader gives
-   * before the engine's first event, so that it never counts a long prompt in one go while the
-   * engine is counting it in turns.
-   */
-  reservedPromptTokens?: number | undefined;
   /** A stream's engine produced its first event: its frames follow. */
   onStreamStart?: (() => void) | undefined;
   /** A stream's first token frame was handed to the host's writer. */
@@ -75,23 +69,13 @@ class Progress {
   #tools = '';
   #usage: EngineUsage | undefined = undefined;
   #finish: RunOutcome['finishReason'] = undefined;
-  readonly #reservedPrompt: number | undefined;
-  #started = false;
 
-  constructor(engine: ChatEngine, request: ChatEngineRequest, reservedPrompt: number | undefined) {
+  constructor(engine: ChatEngine, request: ChatEngineRequest) {
     this.#engine = engine;
     this.#request = request;
-    this.#reservedPrompt = reservedPrompt;
-  }
-
-  /** For the tracking reader: before the first event, the reserved prompt figure instead of a count. */
-  running(): AdmissionProgress {
-    if (!this.#started && this.#reservedPrompt !== undefined) return { promptTokens: this.#reservedPrompt, completionTokens: 0 };
-    return this.outcome(200, false);
   }
 
   observe(event: ChatEngineEvent): void {
-    this.#started = true;
     if (event.type === 'finish') {
       this.#usage = event.usage;
       this.#finish = event.reason === 'stop' && this.#tools !== '' ? 'tool_calls' : event.reason;
@@ -229,8 +213,8 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
   const completionId = settings.generateId('completion');
   const run = new EngineRun(settings);
   const { iterator } = run;
-  const progress = new Progress(settings.engine, settings.request, settings.reservedPromptTokens);
-  settings.track?.(() => progress.running());
+  const progress = new Progress(settings.engine, settings.request);
+  settings.track?.(() => progress.outcome(200, false));
   let indexer: ReturnType<typeof createToolCallIndexer> | undefined;
   const toolCalls: ToolCall[] = [];
   let reasoning = '';
@@ -290,8 +274,8 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
  */
 export function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
-  const progress = new Progress(settings.engine, settings.request, settings.reservedPromptTokens);
-  settings.track?.(() => progress.running());
+  const progress = new Progress(settings.engine, settings.request);
+  settings.track?.(() => progress.outcome(200, false));
   let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
   try {
     // A native promise even from an engine whose iterator returns another thenable (the same
