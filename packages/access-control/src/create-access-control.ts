@@ -267,7 +267,8 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       // A prompt only bounded, not counted: counting is the expensive part of a long one, so a
       // request that its request limit refuses anyway is refused first, without it.
       if (demand.countPromptTokens !== undefined && demand.promptTokens > countAtOnceBelow) await refuseOverRequestLimit(principal, context);
-      const promptTokens = Math.max(0, Math.round(demand.countPromptTokens === undefined ? demand.promptTokens : await demand.countPromptTokens()));
+      const counted = demand.countPromptTokens === undefined ? demand.promptTokens : demand.countPromptTokens();
+      const promptTokens = Math.max(0, Math.round(typeof counted === 'number' ? counted : await counted));
       const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
       const { state, settle, daily: dayDecision } = await reserve(principal, context, reserved);
       const running = ledger.begin({

@@ -25,11 +25,11 @@ export interface AdmissionDemand {
   promptTokens: number;
   maxTokens: number;
   /**
-   * Present when `promptTokens` is a bound: the exact count, computed on call in turns of the
-   * event loop (remembered, so the engine does not count again). Call it once the request is
+   * Present when `promptTokens` is a bound: the exact count, computed on call (a long prompt in
+   * turns of the event loop; remembered, so the engine does not count again). Call it once the request is
    * not refused anyway: a request over its request limit should never pay for tokenising.
    */
-  countPromptTokens?: () => Promise<number>;
+  countPromptTokens?: () => number | Promise<number>;
 }
 
 /** How a request ended, to settle its reservation to what it really used. */

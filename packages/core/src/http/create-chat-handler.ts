@@ -117,6 +117,9 @@ export function resolveRequestId(headers: ChatHttpRequest['headers'], generateId
   return incoming !== undefined && requestIdPattern.test(incoming) ? incoming : generateId('request');
 }
 
+/** Prompts bounded under this many tokens are counted at once, not in turns. */
+const countAtOnceBelow = 4096;
+
 /**
  * What a request asks of the limits. With an engine that can bound its prompt cheaply, the
  * bound goes with a way to count it (in turns of the event loop), which the access control
@@ -127,7 +130,9 @@ function admissionDemand(engine: ChatEngine, request: ChatEngineRequest, request
   const maxTokens = request.maxTokens;
   const bound = engine.estimatePromptTokens?.(request);
   if (bound === undefined) return { requestId, model, promptTokens: engine.countPromptTokens?.(request) ?? 0, maxTokens };
-  const countPromptTokens = () => (engine.countPromptTokensAsync !== undefined ? engine.countPromptTokensAsync(request) : Promise.resolve(engine.countPromptTokens?.(request) ?? bound));
+  // A short prompt is counted at once: a promise and a turn would cost more than the count.
+  const countPromptTokens = () =>
+    engine.countPromptTokensAsync !== undefined && bound > countAtOnceBelow ? engine.countPromptTokensAsync(request) : (engine.countPromptTokens?.(request) ?? bound);
   return { requestId, model, promptTokens: bound, maxTokens, countPromptTokens };
 }
 
