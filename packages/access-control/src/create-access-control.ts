@@ -149,19 +149,22 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
   };
 
   /**
-   * Refuses, without counting anything, a request whose organisation (or key) has used up its
-   * requests for this minute: what `reserve` would answer, before the prompt is tokenised.
+   * What `reserve` would answer for a request over its requests per minute, found without
+   * counting its prompt, so that such a request never pays for tokenising it. The key's own
+   * bucket first and the same readings as `reserveIn` (per minute), so that the refusal and
+   * its headers are the ones `reserve` gives; `reserve` still decides what it admits.
    */
   async function refuseOverRequestLimit(principal: Principal, context: KeyContext | undefined): Promise<void> {
-    const checks: [string, Limits, string][] = [[bucketOf(principal), context?.limits ?? resolveLimits(principal.plan, {}, planDefaults), organisationScope(principal)]];
-    if (context?.keyLimits !== undefined) checks.push([`key:${context.keyId}`, context.keyLimits, `key ${principal.keyId}`]);
-    for (const [bucket, limits, scope] of checks) {
+    const buckets: [string, Limits, string][] = [];
+    if (context?.keyLimits !== undefined) buckets.push([`key:${context.keyId}`, context.keyLimits, `key ${principal.keyId}`]);
+    buckets.push([bucketOf(principal), context?.limits ?? resolveLimits(principal.plan, {}, planDefaults), organisationScope(principal)]);
+    for (const [bucket, limits, scope] of buckets) {
       if (limits.requestsPerMinute === null) continue;
-      const state = await limiter.read(bucket, { requestsPerMinute: limits.requestsPerMinute, tokensPerMinute: null, tokensPerDay: null });
-      const reading = state.requests;
-      if (reading === undefined || reading.used < reading.limit) continue;
-      const retryAfterMs = Math.max(reading.resetsAt - Date.now(), 1);
-      throw limitError({ admitted: false, exceeded: 'requests', retryAfterMs, tooLarge: false, requested: 1, state: { requests: toReading(reading.limit, reading.used, reading.resetsAt) } }, scope);
+      const state = await limiter.read(bucket, { ...limits, tokensPerDay: null });
+      const requests = state.requests!;
+      if (requests.used < requests.limit) continue;
+      const retryAfterMs = Math.max(requests.resetsAt - Date.now(), 1);
+      throw limitError({ admitted: false, exceeded: 'requests', retryAfterMs, tooLarge: false, requested: 1, state }, scope);
     }
   }
 
@@ -264,10 +267,11 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
         );
       }
       const context = contexts.get(principal);
-      // A prompt only bounded, not counted: counting is the expensive part of a long one, so a
-      // request that its request limit refuses anyway is refused first, without it.
-      if (demand.countPromptTokens !== undefined && demand.promptTokens > countAtOnceBelow) await refuseOverRequestLimit(principal, context);
-      const counted = demand.countPromptTokens === undefined ? demand.promptTokens : demand.countPromptTokens();
+      // Counting is the expensive part of a long prompt: a request that its request limit
+      // refuses anyway is refused first, without it.
+      const bound = demand.promptTokensBound;
+      if (bound !== undefined && bound > countAtOnceBelow && demand.countPromptTokens !== undefined) await refuseOverRequestLimit(principal, context);
+      const counted = demand.countPromptTokens?.() ?? demand.promptTokens;
       const promptTokens = Math.max(0, Math.round(typeof counted === 'number' ? counted : await counted));
       const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
       const { state, settle, daily: dayDecision } = await reserve(principal, context, reserved);

@@ -19,15 +19,21 @@ export interface AdmissionDemand {
   requestId: string;
   model: string;
   /**
-   * The prompt's tokens as the engine counts them, or, when `countPromptTokens` is given, a
-   * cheap bound the count never exceeds (reserving it instead is safe, only coarse).
+   * The prompt's tokens as the engine counts them. With an engine that bounds its prompt
+   * (`promptTokensBound` is then set), reading this counts the prompt at once, holding the
+   * event loop for a long one: an access control that knows `countPromptTokens` uses that.
    */
-  promptTokens: number;
+  readonly promptTokens: number;
   maxTokens: number;
   /**
-   * Present when `promptTokens` is a bound: the exact count, computed on call (a long prompt in
-   * turns of the event loop; remembered, so the engine does not count again). Call it once the request is
-   * not refused anyway: a request over its request limit should never pay for tokenising.
+   * A cheap bound that `promptTokens` never exceeds, when the engine gives one: enough for the
+   * decisions that do not need the exact count (a request over its request limit is refused
+   * whatever its prompt, so it should never pay for tokenising it).
+   */
+  promptTokensBound?: number;
+  /**
+   * With `promptTokensBound`: the exact count, computed on call (a long prompt in turns of the
+   * event loop; remembered, so the engine does not count it again).
    */
   countPromptTokens?: () => number | Promise<number>;
 }

@@ -1,3 +1,4 @@
+import type { AccessControl, AdmissionDemand } from '../auth/access-control.js';
 import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import { describe, expect, it } from 'vitest';
 import type { ChatEngine, ChatEngineEvent } from '../engine/chat-engine.js';
@@ -82,6 +83,80 @@ describe('createChatHandler', () => {
     const response = await handler.fetch(post('['.repeat(10_000) + ']'.repeat(10_000)));
     expect(response.status).toBe(400);
     expect((await response.json()).error.code).toBe('nesting_too_deep');
+  });
+});
+
+describe('createChatHandler: what an access control is asked to admit', () => {
+  /** An engine that counts a prompt as its characters, bounds it by twice that, and notes what it was asked. */
+  function countingEngine(calls: string[], withBound: boolean): ChatEngine {
+    const length = (request: { messages: { content?: string | null }[] }) => request.messages.reduce((sum, message) => sum + (message.content?.length ?? 0), 0);
+    return {
+      ...scriptedEngine(answer),
+      countPromptTokens(request) {
+        calls.push('count');
+        return length(request);
+      },
+      ...(withBound
+        ? {
+            estimatePromptTokens(request) {
+              calls.push('estimate');
+              return 2 * length(request);
+            },
+            async countPromptTokensAsync(request) {
+              calls.push('count in turns');
+              return length(request);
+            },
+          }
+        : {}),
+    };
+  }
+
+  function admitting(seen: (demand: AdmissionDemand) => Promise<void> | void): AccessControl {
+    return {
+      ...insecureAcceptAnyApiKey(),
+      async admit(_principal, demand) {
+        await seen(demand);
+        return { headers: {}, settle() {} };
+      },
+    };
+  }
+
+  it('should give the exact count, from an engine without a bound', async () => {
+    const calls: string[] = [];
+    const demands: AdmissionDemand[] = [];
+    const handler = createChatHandler({ accessControl: admitting((demand) => void demands.push(demand)), engine: countingEngine(calls, false) });
+    expect((await handler.fetch(post({ model: 'quantum-lite', max_tokens: 9, messages: [{ role: 'user', content: 'x'.repeat(5000) }] }))).status).toBe(200);
+    expect(demands[0]).toMatchObject({ promptTokens: 5000, maxTokens: 9 });
+    expect(demands[0]!.promptTokensBound).toBeUndefined();
+    expect(calls).toEqual(['count']);
+  });
+
+  it('should give a bound and count only when asked, a long prompt in turns, and promptTokens exact when read', async () => {
+    const calls: string[] = [];
+    let counted: unknown;
+    const lazy = createChatHandler({ accessControl: admitting(async (demand) => void (counted = await demand.countPromptTokens!())), engine: countingEngine(calls, true) });
+    expect((await lazy.fetch(post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'x'.repeat(5000) }] }))).status).toBe(200);
+    expect(counted).toBe(5000);
+    expect(calls).toEqual(['estimate', 'count in turns']);
+
+    // One that refuses on the bound alone never has the prompt counted.
+    calls.length = 0;
+    const refusing = createChatHandler({
+      accessControl: admitting((demand) => {
+        if (demand.promptTokensBound! > 1000) throw new QuantumChatError('rate_limit_exceeded', 'Too many requests.');
+      }),
+      engine: countingEngine(calls, true),
+    });
+    expect((await refusing.fetch(post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'x'.repeat(5000) }] }))).status).toBe(429);
+    expect(calls).toEqual(['estimate']);
+
+    // An access control written before bounds existed reads promptTokens: still the exact count.
+    calls.length = 0;
+    let read: unknown;
+    const older = createChatHandler({ accessControl: admitting((demand) => void (read = demand.promptTokens)), engine: countingEngine(calls, true) });
+    expect((await older.fetch(post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'short' }] }))).status).toBe(200);
+    expect(read).toBe(5);
+    expect(calls).toEqual(['estimate', 'count']);
   });
 });
 

@@ -117,23 +117,32 @@ export function resolveRequestId(headers: ChatHttpRequest['headers'], generateId
   return incoming !== undefined && requestIdPattern.test(incoming) ? incoming : generateId('request');
 }
 
-/** Prompts bounded under this many tokens are counted at once, not in turns. */
+/** Prompts bounded under this many tokens are counted at once: a promise and a turn would cost more than the count. */
 const countAtOnceBelow = 4096;
 
 /**
  * What a request asks of the limits. With an engine that can bound its prompt cheaply, the
- * bound goes with a way to count it (in turns of the event loop), which the access control
- * calls once the request is not refused anyway: tokenising a long prompt is the expensive part,
- * and a request over its request limit must not pay for it (decisions §1 puts limits last).
+ * bound goes with a way to count it (a long prompt in turns of the event loop), which the
+ * access control calls once the request is not refused anyway: tokenising a long prompt is the
+ * expensive part, and a request over its request limit must not pay for it (decisions §1 puts
+ * limits last). `promptTokens` stays the exact count, counted only if read.
  */
 function admissionDemand(engine: ChatEngine, request: ChatEngineRequest, requestId: string, model: string): AdmissionDemand {
   const maxTokens = request.maxTokens;
   const bound = engine.estimatePromptTokens?.(request);
-  if (bound === undefined) return { requestId, model, promptTokens: engine.countPromptTokens?.(request) ?? 0, maxTokens };
-  // A short prompt is counted at once: a promise and a turn would cost more than the count.
-  const countPromptTokens = () =>
-    engine.countPromptTokensAsync !== undefined && bound > countAtOnceBelow ? engine.countPromptTokensAsync(request) : (engine.countPromptTokens?.(request) ?? bound);
-  return { requestId, model, promptTokens: bound, maxTokens, countPromptTokens };
+  const countAtOnce = () => engine.countPromptTokens?.(request) ?? 0;
+  if (bound === undefined) return { requestId, model, promptTokens: countAtOnce(), maxTokens };
+  const countPromptTokens = () => (engine.countPromptTokensAsync !== undefined && bound > countAtOnceBelow ? engine.countPromptTokensAsync(request) : countAtOnce());
+  return {
+    requestId,
+    model,
+    get promptTokens() {
+      return countAtOnce();
+    },
+    maxTokens,
+    promptTokensBound: bound,
+    countPromptTokens,
+  };
 }
 
 function jsonResponse(status: number, headers: Record<string, string>, body: string): ChatHttpResponse {
