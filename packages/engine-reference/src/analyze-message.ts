@@ -1,5 +1,5 @@
 import { evaluateArithmetic, type ArithmeticResult } from './evaluate-arithmetic.js';
-import { extractKeywords, splitWords } from './extract-keywords.js';
+import { countWords, extractKeywords, splitWords } from './extract-keywords.js';
 import { toWellFormed } from './tokenizer.js';
 
 /** What the engine notices about a message before it writes anything. @internal */
@@ -19,8 +19,12 @@ export interface MessageAnalysis {
 
 const quoteWords = 12;
 
+/** Any UTF-16 surrogate (no `u` flag: a pair is two units here). */
+const surrogate = /[\ud800-\udfff]/;
+
 /** `[...text].length` without the array of a million code points a 1 MiB paste would make. */
 function countCodePoints(text: string): number {
+  if (!surrogate.test(text)) return text.length;
   let pairs = 0;
   for (let index = 0; index < text.length - 1; index++) {
     const code = text.charCodeAt(index);
@@ -59,14 +63,16 @@ export function focusText(text: string): string {
 export function analyzeMessage(text: string): MessageAnalysis {
   const trimmed = text.trim();
   const focus = focusText(trimmed);
-  const words = splitWords(trimmed);
   const rawWords = focus.slice(0, 2000).split(/\s+/u).filter((word) => word !== '');
   const quote = rawWords.length > quoteWords ? `${rawWords.slice(0, quoteWords).join(' ')}…` : rawWords.join(' ');
   const arithmetic = evaluateArithmetic(focus);
   return {
     text: trimmed,
-    words,
-    wordCount: words.length,
+    // Made when read (tool arguments read a 4,000-character focus); counting needs no words.
+    get words() {
+      return splitWords(trimmed);
+    },
+    wordCount: countWords(trimmed),
     characterCount: countCodePoints(trimmed),
     keywords: extractKeywords(focus),
     quote: quote.length > 160 ? `${[...quote].slice(0, 160).join('')}…` : quote,

@@ -8,7 +8,7 @@ import { composeStructuredAnswer } from './compose-structured-answer.js';
 import { composeToolResultAnswer } from './compose-tool-result-answer.js';
 import { countPromptTokens } from './count-prompt-tokens.js';
 import { readConversation } from './read-conversation.js';
-import { createSeededRandom } from './seeded-random.js';
+import { createSeedSource } from './seeded-random.js';
 import { selectTools } from './select-tools.js';
 import { scoreTokens } from './token-logprobs.js';
 import { countTextTokens, toWellFormed } from './tokenizer.js';
@@ -64,7 +64,7 @@ function planToolCalls(calls: readonly PlannedToolCall[], budget: number) {
 export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
   const conversation = readConversation(request.messages);
   const analysis = analyzeMessage(conversation.lastUserText);
-  const seed = wordingSeed(request);
+  const seed = createSeedSource(wordingSeed(request));
   const cold = request.temperature === 0;
   const endsWithToolResult = conversation.toolResults.length > 0;
   const focus = focusText(conversation.lastUserText);
@@ -80,7 +80,7 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
   const budget = Number.isFinite(request.maxTokens) ? Math.max(0, Math.floor(request.maxTokens)) : Number.POSITIVE_INFINITY;
   const events: ChatEngineEvent[] = [];
   const reasoningText = request.reasoning
-    ? composeReasoning(request, conversation, analysis, calls, createSeededRandom(`${seed}|reasoning`, { cold }))
+    ? composeReasoning(request, conversation, analysis, calls, seed.derive('|reasoning', { cold }))
     : '';
   const reasoning = truncateToTokenBudget(toWellFormed(reasoningText), budget);
   for (const piece of reasoning.pieces) events.push({ type: 'reasoning', text: piece.text });
@@ -95,7 +95,7 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
     outputTokens = planned.tokens;
     reason = planned.truncated ? 'length' : 'tool_calls';
   } else {
-    const random = createSeededRandom(`${seed}|answer`, { cold });
+    const random = seed.derive('|answer', { cold });
     const format = request.responseFormat;
     const plainAnswer = () =>
       tooLarge.length > 0

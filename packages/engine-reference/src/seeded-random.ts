@@ -6,9 +6,15 @@ export interface SeededRandom {
   pick<T>(options: readonly [T, ...T[]]): T;
 }
 
-/** FNV-1a over the UTF-16 code units of `text`: small, stable across platforms. @internal */
-export function hashString(text: string): number {
-  let hash = 0x811c9dc5;
+const fnvOffsetBasis = 0x811c9dc5;
+
+/**
+ * FNV-1a over the UTF-16 code units of `text`: small, stable across platforms. From `from`, the
+ * hash of a text before this one: `hashString(b, hashString(a))` is `hashString(a + b)`.
+ * @internal
+ */
+export function hashString(text: string, from: number = fnvOffsetBasis): number {
+  let hash = from;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193) >>> 0;
@@ -27,7 +33,30 @@ export function hashString(text: string): number {
  * @internal
  */
 export function createSeededRandom(seedText: string, options: { cold?: boolean } = {}): SeededRandom {
-  let state = hashString(seedText);
+  return seededRandomFromHash(hashString(seedText), options);
+}
+
+/** A seed text hashed once, for several generators. @internal */
+export interface SeedSource {
+  /** `createSeededRandom(seedText + suffix, options)`, without hashing the seed text again. */
+  derive(suffix: string, options?: { cold?: boolean }): SeededRandom;
+}
+
+/**
+ * A request's seed text holds its messages (a megabyte, for a long paste): hashed once here,
+ * not once per generator derived from it.
+ *
+ * @example
+ * createSeedSource('seed').derive('|answer').next() === createSeededRandom('seed|answer').next(); // true
+ * @internal
+ */
+export function createSeedSource(seedText: string): SeedSource {
+  const prefix = hashString(seedText);
+  return { derive: (suffix, options = {}) => seededRandomFromHash(hashString(suffix, prefix), options) };
+}
+
+function seededRandomFromHash(hash: number, options: { cold?: boolean }): SeededRandom {
+  let state = hash;
   const next = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;
     let value = state;

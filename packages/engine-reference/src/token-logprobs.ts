@@ -1,5 +1,5 @@
 import type { TokenLogprob, TopLogprob } from '@quantum-chat/core';
-import { createSeededRandom } from './seeded-random.js';
+import type { SeedSource } from './seeded-random.js';
 
 const textEncoder = new TextEncoder();
 
@@ -23,11 +23,11 @@ function round(logprob: number): number {
  * `top` most likely tokens of the position, the chosen one included, most likely first.
  *
  * @example
- * scoreTokens(['Hello', '!'], 'seed', 2)[0]; // { token: 'Hello', logprob: -0.05…, bytes: [...], top_logprobs: [2 entries] }
+ * scoreTokens(['Hello', '!'], createSeedSource('seed'), 2)[0]; // { token: 'Hello', logprob: -0.05…, bytes: [...], top_logprobs: [2 entries] }
  * @internal
  */
-export function scoreTokens(tokens: readonly string[], seedText: string, top: number, cold = false): TokenLogprob[] {
-  const random = createSeededRandom(`${seedText}|logprobs`);
+export function scoreTokens(tokens: readonly string[], seed: SeedSource, top: number, cold = false): TokenLogprob[] {
+  const random = seed.derive('|logprobs');
   return tokens.map((token) => {
     // The chosen token's probability: 0.55–0.999, or 0.9–0.999 when cold.
     const probability = cold ? 0.9 + random.next() * 0.099 : 0.55 + random.next() * 0.449;
