@@ -29,4 +29,54 @@ describe.skipIf(!redisServerAvailable)('quantum-chat serve with Redis', () => {
     expect(count(server.stdout(), /redis is back/)).toBe(1);
     expect(count(server.stdout(), /redis unavailable/)).toBe(1);
   }, 60_000);
+
+  it('should log a Redis killed under traffic once (warn), keep answering per instance, and log once when it is back', async () => {
+    const redis = await startRedisServer();
+    onTestFinished(() => redis.stop());
+    const server = await startServerProcess({}, { REDIS_URL: redis.url });
+    onTestFinished(() => server.dispose());
+    await server.waitForStdout(/rate limits shared through redis/);
+
+    const statuses: number[] = [];
+    let sending = true;
+    const traffic = (async () => {
+      while (sending) {
+        const response = await fetch(`${server.origin}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${server.firstStartKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'quantum-lite', max_tokens: 8, messages: [{ role: 'user', content: 'Hello' }] }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        statuses.push(response.status);
+        await response.arrayBuffer();
+      }
+    })();
+    onTestFinished(async () => {
+      sending = false;
+      await traffic.catch(() => undefined);
+    });
+    const answered = async (more: number) => {
+      const target = statuses.length + more;
+      while (statuses.length < target) await sleep(20);
+    };
+
+    await answered(5);
+    await redis.kill();
+    await server.waitForStdout(/redis unavailable/);
+    // Requests meet the dead connection and the reconnection attempts meanwhile: still one line.
+    await answered(20);
+    await redis.restart();
+    await server.waitForStdout(/redis is back/);
+    await answered(10);
+    sending = false;
+    await traffic;
+
+    const stdout = server.stdout();
+    expect(JSON.parse(stdout.split('\n').find((line) => /redis unavailable/.test(line))!)).toMatchObject({ level: 40 });
+    expect(count(stdout, /redis unavailable/)).toBe(1);
+    expect(count(stdout, /redis is back/)).toBe(1);
+    // Failing open: every request was answered, during the outage too, and nothing was logged as an error.
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    expect(stdout.split('\n').filter((line) => line.startsWith('{') && Number((JSON.parse(line) as { level: number }).level) >= 50)).toEqual([]);
+  }, 60_000);
 });
