@@ -49,6 +49,9 @@ export function instrumentEngine(inner: ChatEngine): InstrumentedEngine {
       };
     },
     ...(inner.countPromptTokens ? { countPromptTokens: inner.countPromptTokens.bind(inner) } : {}),
+    // The bound and the counting in turns too, so that the fuzzed hosts admit as the real one does.
+    ...(inner.estimatePromptTokens ? { estimatePromptTokens: inner.estimatePromptTokens.bind(inner) } : {}),
+    ...(inner.countPromptTokensAsync ? { countPromptTokensAsync: inner.countPromptTokensAsync.bind(inner) } : {}),
     ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
   };
   return { engine, calls };
