@@ -50,3 +50,13 @@ export { createOpenApiChecker, mediaTypeOf } from './openapi/create-openapi-chec
 export type { FoundOperation, MediaTypeObject, OpenApiChecker, OpenApiDocument, OperationObject, ReceivedResponse, ResponseObject } from './openapi/create-openapi-checker.js';
 export { parseEventStream } from './openapi/parse-event-stream.js';
 export type { EventStreamItem } from './openapi/parse-event-stream.js';
+/** Property-based checks driven by a served OpenAPI document, and what they are built from. */
+export { createOpenApiProperties } from './openapi/openapi-properties.js';
+export type { OpenApiPropertiesOptions, PropertyOperation, PropertyRun, PropertyTally, RefusalError } from './openapi/openapi-properties.js';
+export { arbitraryFromSchema } from './openapi/arbitrary-from-schema.js';
+export type { SchemaContext } from './openapi/arbitrary-from-schema.js';
+export { pickMutation } from './openapi/mutate-against-schema.js';
+export type { Mutation } from './openapi/mutate-against-schema.js';
+export { canSendMutation, hasSendablePath, parameterValue, requestPartsSchema, toOperationRequest } from './openapi/operation-requests.js';
+export type { OperationRequest, RequestParts } from './openapi/operation-requests.js';
+export { chatCrossFieldRules, crossFieldRuleOf, followChatCrossFieldRules } from './openapi/chat-cross-field-rules.js';

@@ -1,9 +1,4 @@
-/** The fields of an error envelope a refusal is recognised by. */
-export interface RefusalError {
-  code: string;
-  param: string | null;
-  message: string;
-}
+import type { RefusalError } from './openapi-properties.js';
 
 type Body = Record<string, unknown>;
 

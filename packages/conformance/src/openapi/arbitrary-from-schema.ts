@@ -46,6 +46,10 @@ function stringFor(schema: Schema): fc.Arbitrary<string> {
   if (typeof schema.pattern === 'string') {
     return fc.stringMatching(new RegExp(schema.pattern)).filter((value) => value.length >= minLength && value.length <= (typeof schema.maxLength === 'number' ? schema.maxLength : Infinity));
   }
+  // The formats servers check (RFC 3339), though a validator reads `format` as a note only.
+  const moment = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true });
+  if (schema.format === 'date') return moment.map((date) => date.toISOString().slice(0, 10));
+  if (schema.format === 'date-time') return moment.map((date) => date.toISOString());
   return text(minLength, maxLength);
 }
 
@@ -115,7 +119,7 @@ function typedValue(type: string, schema: Schema, context: SchemaContext, depth:
 /**
  * Values valid against a JSON Schema (2020-12, the subset OpenAPI documents generated from zod
  * use): `$ref`, `const`, `enum`, `type` (one or several), bounds, lengths, `pattern`,
- * `properties`/`required`, `additionalProperties`/`propertyNames`/`maxProperties`, `items`
+ * `format` (`date`, `date-time`), `properties`/`required`, `additionalProperties`/`propertyNames`/`maxProperties`, `items`
  * with `minItems`/`maxItems`, and `anyOf`/`oneOf`/`allOf`/`not` (a branch is built, then the
  * value is kept only if the whole schema accepts it), and `examples` now and then. Small by design; Schemathesis-style.
  *
