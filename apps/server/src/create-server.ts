@@ -129,7 +129,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...createChatRequestLogging(app.log),
     ...observeRequests(metrics, tracing),
     // The reference at /docs shows the admin API too (off unless admin tokens are configured).
-    openApiDocument: (context) => withAdminApi(createOpenApiDocument(context)),
+    openApiDocument: (context) => withAdminApi(createOpenApiDocument(context), context.models),
     ...options.handlerOptions,
   };
 

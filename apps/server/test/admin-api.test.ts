@@ -77,6 +77,17 @@ describe('the admin API in the served OpenAPI document', () => {
     expect((document.paths as Json)['/chat/completions']).toBeDefined();
   });
 
+  it('should accept only what the admin API accepts: allowed_models from the served ids, an audit limit from 1 to 1000', () => {
+    const ids = ['quantum-lite', 'quantum-flash', 'quantum-reasoner', 'quantum-pro'];
+    for (const name of ['AdminCreateKeyRequest', 'AdminUpdateKeyRequest']) {
+      const body = name === 'AdminCreateKeyRequest' ? { organisation: 'acme' } : {};
+      expect(schemas.validate({ $ref: `#/components/schemas/${name}` }, { ...body, allowed_models: ids }), name).toBeUndefined();
+      expect(schemas.validate({ $ref: `#/components/schemas/${name}` }, { ...body, allowed_models: ['quantum-ultra'] }), name).toBeDefined();
+    }
+    const audit = (document.paths as Record<string, { get: { parameters: { name: string; schema: unknown }[] } }>)['/audit-log']!.get;
+    expect(audit.parameters.find((parameter) => parameter.name === 'limit')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: 1000 });
+  });
+
   it('should refuse what the admin API never sends, so the scenario checks are not vacuous', () => {
     const key = { $ref: '#/components/schemas/AdminApiKey' };
     expect(schemas.validate(key, { object: 'api_key', id: 'key_1', organisation: 'acme', kind: 'live', display: 'qc_live_…abcd', status: 'gone', require_signature: false, created_at: 1, expires_at: null, allowed_models: null, limits: {} })).toBeDefined();

@@ -43,6 +43,9 @@ function explainAdminRefusal(status: number, error: RefusalError | undefined): s
   if (error === undefined) return undefined;
   if (status === 404 && ['organisation_not_found', 'key_not_found'].includes(error.code)) return 'a name or id nobody created';
   if (status === 409) return `the state of what it names (${error.code})`;
+  // Rules across time or fields, which the document states in words.
+  if (status === 400 && error.param === 'expires_at' && /in the future/u.test(error.message)) return 'an expiry in the future';
+  if (status === 400 && error.param === 'since' && /after 'until'|at most \d+ days/u.test(error.message)) return 'a usage report of at most 366 days';
   return undefined;
 }
 

@@ -13,6 +13,7 @@ import {
   createOrganisationRequestSchema,
   listKeysQuerySchema,
   listOf,
+  maxAuditEntries,
   organisationObjectSchema,
   rotatedApiKeySchema,
   rotateKeyRequestSchema,
@@ -64,11 +65,19 @@ function errorResponses(statuses: number[]): JsonObject {
   );
 }
 
+/**
+ * Query parameters a route reads from digits, documented as the integers they are (a query
+ * string writes an integer as digits): the text schema the route parses cannot carry bounds.
+ */
+const integerQueryParameters: Record<string, JsonObject> = {
+  limit: { type: 'integer', minimum: 1, maximum: maxAuditEntries },
+};
+
 function queryParameters(schema: z.ZodObject): JsonObject[] {
   const json = toSchema(schema, 'input') as { properties?: Record<string, JsonObject> };
   return Object.entries(json.properties ?? {}).map(([name, property]) => {
     const { description, ...rest } = property;
-    return { name, in: 'query', required: false, schema: rest, ...(description !== undefined ? { description } : {}) };
+    return { name, in: 'query', required: false, schema: integerQueryParameters[name] ?? rest, ...(description !== undefined ? { description } : {}) };
   });
 }
 
@@ -207,7 +216,7 @@ function adminPaths(): JsonObject {
       get: operation({
         operationId: 'adminGetUsage',
         summary: 'Usage per organisation, key, model and day',
-        description: 'Requests and tokens per UTC day, organisation, key and model, for 30 days up to today unless `since` and `until` say otherwise (at most 366 days).',
+        description: 'Requests and tokens per UTC day, organisation, key and model, for 30 days up to today unless `since` and `until` say otherwise (`since` not after `until`, at most 366 days, else 400 naming `since`).',
         parameters: queryParameters(usageQuerySchema),
         success: { status: 200, description: 'One row per day, organisation, key and model with traffic.', schema: 'AdminUsageList' },
         errors: [404],
@@ -227,7 +236,17 @@ function adminPaths(): JsonObject {
   return Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, { servers, ...item }]));
 }
 
-function adminSchemas(): JsonObject {
+/** `allowed_models` lists model ids the server answers: each entry one of `models` (the admin API refuses others). */
+function withModelIds(schema: JsonObject, models: readonly string[]): JsonObject {
+  const properties = schema.properties as Record<string, JsonObject> | undefined;
+  const allowed = properties?.allowed_models;
+  if (allowed === undefined) return schema;
+  const branches = (allowed.anyOf as JsonObject[] | undefined) ?? [allowed];
+  const tightened = branches.map((branch) => (branch.type === 'array' ? { ...branch, items: { ...(branch.items as JsonObject), enum: [...models] } } : branch));
+  return { ...schema, properties: { ...properties, allowed_models: allowed.anyOf !== undefined ? { ...allowed, anyOf: tightened } : tightened[0] } };
+}
+
+function adminSchemas(models: readonly string[]): JsonObject {
   return {
     AdminOrganisation: toSchema(organisationObjectSchema, 'output'),
     AdminOrganisationList: toSchema(listOf(organisationObjectSchema), 'output'),
@@ -237,8 +256,8 @@ function adminSchemas(): JsonObject {
     AdminApiKeyList: toSchema(listOf(apiKeyObjectSchema), 'output'),
     AdminCreatedApiKey: toSchema(createdApiKeySchema, 'output'),
     AdminRotatedApiKey: toSchema(rotatedApiKeySchema, 'output'),
-    AdminCreateKeyRequest: toSchema(createKeyRequestSchema, 'input'),
-    AdminUpdateKeyRequest: toSchema(updateKeyRequestSchema, 'input'),
+    AdminCreateKeyRequest: withModelIds(toSchema(createKeyRequestSchema, 'input'), models),
+    AdminUpdateKeyRequest: withModelIds(toSchema(updateKeyRequestSchema, 'input'), models),
     AdminRotateKeyRequest: toSchema(rotateKeyRequestSchema, 'input'),
     AdminUsageList: toSchema(usageListSchema, 'output'),
     AdminAuditLog: toSchema(listOf(auditEntrySchema), 'output'),
@@ -248,11 +267,12 @@ function adminSchemas(): JsonObject {
 /**
  * The chat API's document with the admin API added: its paths (each with `/admin/v1` as its
  * server), its schemas and its `adminAuth` scheme. The chat paths are left as they are.
+ * `models`: the ids the server answers, which `allowed_models` may name.
  *
  * @example
- * createChatHandler({ ..., openApiDocument: (context) => withAdminApi(createOpenApiDocument(context)) });
+ * createChatHandler({ ..., openApiDocument: (context) => withAdminApi(createOpenApiDocument(context), context.models) });
  */
-export function withAdminApi(document: JsonObject): JsonObject {
+export function withAdminApi(document: JsonObject, models: readonly string[]): JsonObject {
   const components = (document.components ?? {}) as JsonObject;
   return {
     ...document,
@@ -268,7 +288,7 @@ export function withAdminApi(document: JsonObject): JsonObject {
             'An admin token (the admin API only): the config\'s `adminToken` or `adminTokens`, or `QUANTUM_CHAT_ADMIN_TOKEN`. Without one configured the admin API is off and answers 404.',
         },
       },
-      schemas: { ...(components.schemas as JsonObject), ...adminSchemas() },
+      schemas: { ...(components.schemas as JsonObject), ...adminSchemas(models) },
     },
   };
 }

@@ -50,7 +50,7 @@ export const createKeyRequestSchema = z.strictObject({
   organisation: z.string().min(1).max(256),
   kind: z.enum(['live', 'test']).optional().describe('`live` (the default): the configured engines; `test`: the reference engine, with limits of their own.'),
   require_signature: z.boolean().optional().describe('The key only works with a good `X-Service-Signature`.'),
-  expires_at: timeInputSchema.nullable().optional().describe('When the key stops working (401 `invalid_api_key`, saying it expired); never by default.'),
+  expires_at: timeInputSchema.nullable().optional().describe('When the key stops working (401 `invalid_api_key`, saying it expired), in the future; never by default.'),
   allowed_models: modelIds.nullable().optional(),
   limits: limitsObject(limitValue)
     .optional()
@@ -59,7 +59,7 @@ export const createKeyRequestSchema = z.strictObject({
 export type CreateKeyRequest = z.infer<typeof createKeyRequestSchema>;
 
 export const updateKeyRequestSchema = z.strictObject({
-  expires_at: timeInputSchema.nullable().optional().describe('`null`: never.'),
+  expires_at: timeInputSchema.nullable().optional().describe('A time in the future; `null`: never.'),
   allowed_models: modelIds.nullable().optional().describe('`null`: every model its plan allows.'),
   limits: limitsObject(limitValue.nullable())
     .optional()
@@ -78,7 +78,7 @@ export const rotateKeyRequestSchema = z.strictObject({
     .max(maxOverlapSeconds)
     .optional()
     .describe(`How long the old key keeps working beside the new one; ${defaultOverlapSeconds} (an hour) by default, 0 stops it at once.`),
-  expires_at: timeInputSchema.nullable().optional().describe("The new key's expiry; the old key's by default."),
+  expires_at: timeInputSchema.nullable().optional().describe("The new key's expiry, in the future; the old key's by default."),
 });
 export type RotateKeyRequest = z.infer<typeof rotateKeyRequestSchema>;
 
@@ -97,13 +97,16 @@ export const usageQuerySchema = z.strictObject({
 });
 export type UsageQuery = z.infer<typeof usageQuerySchema>;
 
+/** The most audit entries one call returns. */
+export const maxAuditEntries = 1000;
+
 /** Query strings carry text: `since` may be Unix seconds written as digits. */
 export const auditQuerySchema = z.strictObject({
   since: z
     .union([z.string().regex(/^\d+$/).transform(Number), z.iso.datetime({ offset: true })])
     .optional()
     .describe('Entries at or after this time: Unix seconds, or an ISO 8601 time with its offset.'),
-  limit: z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).pipe(z.int().min(1).max(1000)).optional().describe('At most this many entries, newest first; 100 by default.'),
+  limit: z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).pipe(z.int().min(1).max(maxAuditEntries)).optional().describe('At most this many entries, newest first; 100 by default.'),
 });
 
 /** The limits that apply; `null`: no limit. */
