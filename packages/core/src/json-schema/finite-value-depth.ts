@@ -1,3 +1,5 @@
+import { resolveLocalRef } from './resolve-local-ref.js';
+
 /** How deep the shallowest value of each subschema of one schema is; see `measureFiniteValueDepths`. */
 export interface FiniteValueDepths {
   /**
@@ -22,24 +24,6 @@ type Schema = Record<string, unknown>;
 
 function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A `#` or `#/...` pointer into `root`; anything else is not followed. */
-function resolveLocalRef(root: Schema, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    let key = raw;
-    try {
-      key = decodeURIComponent(raw);
-    } catch {
-      // left as written
-    }
-    current = (current as Record<string, unknown>)[key.replace(/~1/gu, '/').replace(/~0/gu, '~')];
-  }
-  return current;
 }
 
 const scalarTypes = new Set(['string', 'number', 'integer', 'boolean', 'null']);

@@ -1,3 +1,5 @@
+import { resolveLocalRef } from '../json-schema/resolve-local-ref.js';
+
 /** Keywords whose values are data, not schemas. */
 const dataKeywords = new Set(['enum', 'const', 'default', 'examples']);
 /** Keywords whose values map names to schemas. */
@@ -19,23 +21,6 @@ export interface UnfoldedSchemaSize {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function resolveLocalRef(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    let key = raw;
-    try {
-      key = decodeURIComponent(raw);
-    } catch {
-      // left as written
-    }
-    current = (current as Record<string, unknown>)[key.replace(/~1/gu, '/').replace(/~0/gu, '~')];
-  }
-  return current;
 }
 
 interface Visit {
