@@ -1,5 +1,5 @@
 import type { ChatEngineRequest, EngineMessage } from '@quantum-chat/core';
-import { countTextTokens } from './tokenizer.js';
+import { countTextTokens, isHighSurrogate, isLowSurrogate } from './tokenizer.js';
 
 /** Framing tokens around every message (the `<|start|>role…<|end|>` of a chat template). */
 const tokensPerMessage = 3;
@@ -20,10 +20,6 @@ const sliceLength = 16_384;
 const cutWindow = 1024;
 
 const whitespace = /\s/u;
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
 
 /**
  * `text` in slices of about 16 K characters, for counting one at a time. A slice ends before a
@@ -149,7 +145,7 @@ function utf8Length(text: string): number {
     const code = text.charCodeAt(index);
     if (code < 0x80) continue;
     if (code < 0x800) bytes += 1;
-    else if (isHighSurrogate(code) && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+    else if (isHighSurrogate(code) && isLowSurrogate(text.charCodeAt(index + 1))) {
       bytes += 2; // four bytes for the two units
       index++;
     } else bytes += 2;

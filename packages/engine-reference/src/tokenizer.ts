@@ -52,11 +52,13 @@ function classOfUnit(code: number): number {
   return found;
 }
 
-function isHighSurrogate(code: number): boolean {
+/** @internal */
+export function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-function isLowSurrogate(code: number): boolean {
+/** @internal */
+export function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
