@@ -128,21 +128,38 @@ const countAtOnceBelow = 4096;
  * limits last). `promptTokens` stays the exact count, counted only if read.
  */
 function admissionDemand(engine: ChatEngine, request: ChatEngineRequest, requestId: string, model: string): AdmissionDemand {
-  const maxTokens = request.maxTokens;
   const bound = engine.estimatePromptTokens?.(request);
-  const countAtOnce = () => engine.countPromptTokens?.(request) ?? 0;
-  if (bound === undefined) return { requestId, model, promptTokens: countAtOnce(), maxTokens };
-  const countPromptTokens = () => (engine.countPromptTokensAsync !== undefined && bound > countAtOnceBelow ? engine.countPromptTokensAsync(request) : countAtOnce());
-  return {
-    requestId,
-    model,
-    get promptTokens() {
-      return countAtOnce();
-    },
-    maxTokens,
-    promptTokensBound: bound,
-    countPromptTokens,
-  };
+  if (bound === undefined) return { requestId, model, promptTokens: engine.countPromptTokens?.(request) ?? 0, maxTokens: request.maxTokens };
+  return new BoundedDemand(engine, request, requestId, model, bound);
+}
+
+/** A demand whose prompt is bounded: a class, not a literal with a getter (one hidden class for all requests). */
+class BoundedDemand implements AdmissionDemand {
+  readonly #engine: ChatEngine;
+  readonly #request: ChatEngineRequest;
+  readonly requestId: string;
+  readonly model: string;
+  readonly maxTokens: number;
+  readonly promptTokensBound: number;
+
+  constructor(engine: ChatEngine, request: ChatEngineRequest, requestId: string, model: string, bound: number) {
+    this.#engine = engine;
+    this.#request = request;
+    this.requestId = requestId;
+    this.model = model;
+    this.maxTokens = request.maxTokens;
+    this.promptTokensBound = bound;
+  }
+
+  /** The exact count, at once (a long prompt holds the loop: `countPromptTokens` counts it in turns). */
+  get promptTokens(): number {
+    return this.#engine.countPromptTokens?.(this.#request) ?? 0;
+  }
+
+  countPromptTokens(): number | Promise<number> {
+    const engine = this.#engine;
+    return engine.countPromptTokensAsync !== undefined && this.promptTokensBound > countAtOnceBelow ? engine.countPromptTokensAsync(this.#request) : this.promptTokens;
+  }
 }
 
 function jsonResponse(status: number, headers: Record<string, string>, body: string): ChatHttpResponse {
