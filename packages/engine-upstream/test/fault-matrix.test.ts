@@ -1,6 +1,3 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { insecureAcceptAnyApiKey, createModelRegistry } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamEngine } from '../src/index.js';
@@ -11,15 +8,12 @@ import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamScen
 const timeoutMs = 300;
 const hello = { model: 'quantum-flash', messages: [{ role: 'user', content: 'Hello' }] };
 
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+/**
+ * A port nothing listens on: 1 (tcpmux) is below the ephemeral range, so no server a test
+ * starts on port 0 can be given it. A port freed by a closed server was taken by another
+ * test's server in the minutes between this suite's start and its refused-port cases.
+ */
+const refusedPort = 1;
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): UpstreamScenario {
   return (_request, response) => {
@@ -118,7 +112,7 @@ describe.each<AdapterKind>(['fastify', 'express'])('the fault matrix through %s'
     upstream = await startUpstreamServer((request, response, record) => scenario(request, response, record));
     const options = { model: 'm', firstTokenTimeoutMs: timeoutMs, idleTimeoutMs: timeoutMs };
     const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, ...options });
-    const refused = createUpstreamEngine({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, ...options });
+    const refused = createUpstreamEngine({ baseUrl: `http://127.0.0.1:${refusedPort}/v1`, ...options });
     front = await startFrontServer(kind, { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine, engines: { 'quantum-lite': refused } }) });
   });
   afterAll(async () => {
