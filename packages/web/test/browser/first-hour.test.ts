@@ -64,7 +64,9 @@ describe.skipIf(!chromiumAvailable)('the first hour, in headless Chromium agains
     expect(await toggle.textContent()).toBe('Hide');
     await toggle.click();
     expect(await panel.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
-    expect(await toggle.textContent()).toBe('Show');
+    // The label follows the panel's `toggle` event, which the browser fires in a later task than
+    // the click: read it once that task has run (a busy CI machine once read 'Hide' here).
+    await expect.poll(() => toggle.textContent()).toBe('Show');
     await toggle.click();
     expect(await page.isVisible('.message.assistant .reasoning-text')).toBe(true);
 
