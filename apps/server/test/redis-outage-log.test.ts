@@ -7,13 +7,19 @@ if (!redisServerAvailable) console.warn(redisSkipMessage);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (text: string, pattern: RegExp) => text.split('\n').filter((line) => pattern.test(line)).length;
 
+/** A Redis server and a ready-server process sharing its rate limits through it, both stopped when the test ends. */
+async function startServerWithRedis() {
+  const redis = await startRedisServer();
+  onTestFinished(() => redis.stop());
+  const server = await startServerProcess({}, { REDIS_URL: redis.url });
+  onTestFinished(() => server.dispose());
+  await server.waitForStdout(/rate limits shared through redis/);
+  return { redis, server };
+}
+
 describe.skipIf(!redisServerAvailable)('quantum-chat serve with Redis', () => {
   it('should log a Redis killed while the server is idle once (warn), and once when it is back', async () => {
-    const redis = await startRedisServer();
-    onTestFinished(() => redis.stop());
-    const server = await startServerProcess({}, { REDIS_URL: redis.url });
-    onTestFinished(() => server.dispose());
-    await server.waitForStdout(/rate limits shared through redis/);
+    const { redis, server } = await startServerWithRedis();
 
     await redis.kill();
     await server.waitForStdout(/redis unavailable/);
@@ -31,11 +37,7 @@ describe.skipIf(!redisServerAvailable)('quantum-chat serve with Redis', () => {
   }, 60_000);
 
   it('should log a Redis killed under traffic once (warn), keep answering per instance, and log once when it is back', async () => {
-    const redis = await startRedisServer();
-    onTestFinished(() => redis.stop());
-    const server = await startServerProcess({}, { REDIS_URL: redis.url });
-    onTestFinished(() => server.dispose());
-    await server.waitForStdout(/rate limits shared through redis/);
+    const { redis, server } = await startServerWithRedis();
 
     const statuses: number[] = [];
     let sending = true;
