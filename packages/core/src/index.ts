@@ -96,3 +96,12 @@ export type { OpenApiDocumentOptions } from './openapi/create-openapi-document.j
 /** Identifiers. */
 export { generateRandomId, createSequentialIdGenerator, randomBase62 } from './ids.js';
 export type { GenerateId, IdKind } from './ids.js';
+
+/** Resumable streams (decisions §4.7): the store interface, the memory store, and what a shared store needs. */
+export { createMemoryStreamStore } from './streams/memory-stream-store.js';
+export type { MemoryStreamStore, MemoryStreamStoreOptions } from './streams/memory-stream-store.js';
+export { StreamLostError } from './streams/stream-store.js';
+export type { StreamChunk, StreamFollowOptions, StreamFrame, StreamInfo, StreamMeta, StreamState, StreamStore } from './streams/stream-store.js';
+export type { StreamsOptions } from './streams/resumable-streams.js';
+export { completionFromFrames } from './streams/completion-from-frames.js';
+export type { StreamResult } from './streams/completion-from-frames.js';

@@ -19,6 +19,7 @@ import { runToCompletion, runToStream, type RunOutcome } from './run-chat-comple
 import type { StreamFormat } from './stream-frame-encoder.js';
 import { toFetchHandler } from './to-fetch-handler.js';
 import { validateChatRequest } from './validate-chat-request.js';
+import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
 
 export interface ChatHandlerOptions {
   /** The engine of every model; or give a `registry` for one engine per model. */
@@ -81,6 +82,11 @@ export interface ChatHandlerOptions {
    * ids of the registry's models, as `createOpenApiDocument` takes them.
    */
   openApiDocument?: ((context: { serverUrl: string; models: readonly string[] }) => unknown) | false;
+  /**
+   * Resumable streams (decisions §4.7): where they live (this process's memory by default),
+   * whether every stream is resumable, and how many may run without a reader.
+   */
+  streams?: StreamsOptions;
   generateId?: GenerateId;
   /** Milliseconds since the epoch; injected so that tests get exact bytes. */
   now?: () => number;
@@ -195,6 +201,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     replayGuard: options.signatureReplayGuard ?? createMemoryReplayGuard({ now }),
   };
 
+  const keepAliveIntervalMs = options.keepAliveIntervalMs ?? 15_000;
+  const stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
+  const streams = new ResumableStreams(options.streams ?? {}, { keepAliveMs: keepAliveIntervalMs, stallTimeoutMs, now });
+
   // The document names its mount point as the server URL; one handler is mostly mounted once.
   const openApiBodies = new Map<string, string>();
   function openApi(request: ChatHttpRequest): ChatHttpResponse {
@@ -250,6 +260,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     watch.principal = principal;
     const validated = validateChatRequest(body.value);
     watch.stream = validated.stream;
+    const resumable = validated.stream && (validated.resumable ?? streams.resumableByDefault);
+    if (resumable && streams.refuseReason !== undefined) {
+      throw new QuantumChatError('unsupported_value', `Resumable streams are not available on this server: ${streams.refuseReason}`, { param: 'stream_options.resumable' });
+    }
     const model = registry!.get(validated.engineRequest.model);
     if (model === undefined) throw modelNotFoundError(validated.engineRequest.model, registry!.list());
     watch.model = model.id;
@@ -276,8 +290,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       createdSeconds: Math.floor(now() / 1000),
       streamFormat: format,
       includeUsage: validated.includeUsage,
-      keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
-      stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
+      keepAliveIntervalMs,
+      stallTimeoutMs,
       track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
       onSettled: (outcome: RunOutcome) => {
         void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
@@ -287,12 +301,21 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       onFirstToken: watch.firstToken,
     };
     if (!validated.stream) return jsonResponse(200, headers, await runToCompletion(settings));
+    if (resumable) return streams.start(settings, principal, headers);
     // Returned, not awaited: this frame ends here while the stream waits for its first token.
     return runToStream(settings).then((events) => ({
       status: 200,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers },
       events,
     }));
+  }
+
+  /** The routes on a resumable stream: any key of the creator's organisation and kind (decisions §4.7). */
+  async function streamRoute(request: ChatHttpRequest, name: 'resume-stream' | 'stream-result' | 'cancel-stream', streamId: string): Promise<ChatHttpResponse> {
+    const principal = (await authenticateRequest(request, new Uint8Array(0), authSettings, true))!;
+    if (name === 'resume-stream') return streams.resume(request, principal, streamId);
+    if (name === 'stream-result') return streams.result(principal, streamId);
+    return streams.cancel(principal, streamId);
   }
 
   function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> | ChatHttpResponse {
@@ -306,6 +329,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         return listModels(request, route.modelId);
       case 'openapi':
         return openApi(request);
+      case 'resume-stream':
+      case 'stream-result':
+      case 'cancel-stream':
+        return streamRoute(request, route.name, route.streamId);
     }
   }
 

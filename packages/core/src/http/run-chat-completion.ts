@@ -26,6 +26,8 @@ export interface RunSettings {
   /** Aborted when the server shuts down: open requests end with a `shutting_down` error. */
   shutdownSignal?: AbortSignal | undefined;
   generateId: GenerateId;
+  /** The stream's completion id when drawn before the run (a resumable stream's id is its header); drawn at its start otherwise. */
+  completionId?: string | undefined;
   createdSeconds: number;
   streamFormat: StreamFormat;
   includeUsage: boolean;
@@ -334,7 +336,7 @@ function startFrames(
   const { iterator } = run;
   settings.onStreamStart?.();
   const encoder = createStreamFrameEncoder(settings.streamFormat, {
-    id: settings.generateId('completion'),
+    id: settings.completionId ?? settings.generateId('completion'),
     created: settings.createdSeconds,
     model: settings.request.model,
   });

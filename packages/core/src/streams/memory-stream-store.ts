@@ -1,0 +1,206 @@
+import type { StreamChunk, StreamFrame, StreamFollowOptions, StreamInfo, StreamMeta, StreamStore } from './stream-store.js';
+
+export interface MemoryStreamStoreOptions {
+  /** How long a stream is kept after its end; 10 minutes by default. */
+  retentionMs?: number;
+  /**
+   * The frames of ended streams kept at most, in UTF-16 code units (about bytes for the
+   * ASCII of JSON frames); past it the streams that ended first are forgotten early. 256 Mi by default.
+   */
+  maxRetainedChars?: number;
+  /** Milliseconds since the epoch; injected by tests. */
+  now?: () => number;
+}
+
+const done: IteratorResult<StreamChunk> = { done: true, value: undefined };
+
+/** One stream's frames and the followers waiting for the next ones. */
+class MemoryStream {
+  readonly meta: StreamMeta;
+  readonly frames: string[] = [];
+  ended = false;
+  chars = 0;
+  waiters: Array<() => void> = [];
+  cancelListeners: Array<() => void> = [];
+
+  constructor(meta: StreamMeta) {
+    this.meta = meta;
+  }
+
+  wake(): void {
+    const waiters = this.waiters;
+    if (waiters.length === 0) return;
+    this.waiters = [];
+    for (const waiter of waiters) waiter();
+  }
+}
+
+/** Reads one stream from a position: everything at hand in one chunk, then waits for more. */
+class MemoryFollower implements AsyncIterator<StreamChunk> {
+  readonly #stream: MemoryStream;
+  #position: number;
+  #closed = false;
+  #wake: (() => void) | undefined;
+
+  constructor(stream: MemoryStream, after: number) {
+    this.#stream = stream;
+    this.#position = Math.max(0, after);
+  }
+
+  next(): Promise<IteratorResult<StreamChunk>> {
+    if (this.#closed) return Promise.resolve(done);
+    const stream = this.#stream;
+    const frames = stream.frames;
+    if (this.#position < frames.length) {
+      const text = this.#position === frames.length - 1 ? frames[this.#position]! : frames.slice(this.#position).join('');
+      this.#position = frames.length;
+      return Promise.resolve({ done: false, value: { text, lastSeq: frames.length, last: stream.ended } });
+    }
+    if (stream.ended) {
+      this.#closed = true;
+      return Promise.resolve({ done: false, value: { text: '', lastSeq: frames.length, last: true } });
+    }
+    return new Promise((resolve) => {
+      this.#wake = () => {
+        this.#wake = undefined;
+        resolve(this.next());
+      };
+      stream.waiters.push(this.#wake);
+    });
+  }
+
+  return(): Promise<IteratorResult<StreamChunk>> {
+    this.#closed = true;
+    const wake = this.#wake;
+    if (wake !== undefined) {
+      const waiters = this.#stream.waiters;
+      const index = waiters.indexOf(wake);
+      if (index !== -1) waiters.splice(index, 1);
+      wake();
+    }
+    return Promise.resolve(done);
+  }
+}
+
+export interface MemoryStreamStore extends StreamStore {
+  /** Whether this store holds the stream (a shared store serves its own streams from here). */
+  has(id: string): boolean;
+  /** Streams held, running and ended, and the characters of their frames (for metrics and tests). */
+  size(): { streams: number; chars: number };
+}
+
+/**
+ * Streams in this process's memory: enough for one instance (decisions §4.7). Ended streams
+ * are forgotten after the retention, or earlier, oldest first, past `maxRetainedChars`; no
+ * timer runs, each write sweeps what expired.
+ *
+ * @example
+ * const handler = createChatHandler({ engine, accessControl, streams: { store: createMemoryStreamStore({ retentionMs: 60_000 }) } });
+ */
+export function createMemoryStreamStore(options: MemoryStreamStoreOptions = {}): MemoryStreamStore {
+  const retentionMs = options.retentionMs ?? 600_000;
+  const maxRetainedChars = options.maxRetainedChars ?? 256 * 1024 * 1024;
+  const now = options.now ?? Date.now;
+  const streams = new Map<string, MemoryStream>();
+  /** Ended streams in the order they ended (the retention is one length for all: also the order they expire). */
+  const endedQueue: Array<{ id: string; expiresAt: number }> = [];
+  let endedHead = 0;
+  let retainedChars = 0;
+  let totalChars = 0;
+  const expiries = new Map<string, number>();
+
+  function forget(id: string): void {
+    const stream = streams.get(id);
+    if (stream === undefined) return;
+    streams.delete(id);
+    expiries.delete(id);
+    totalChars -= stream.chars;
+    if (stream.ended) retainedChars -= stream.chars;
+  }
+
+  function sweep(): void {
+    const time = now();
+    while (endedHead < endedQueue.length) {
+      const head = endedQueue[endedHead]!;
+      if (head.expiresAt > time && retainedChars <= maxRetainedChars) break;
+      forget(head.id);
+      endedHead++;
+    }
+    // Drop the consumed part of the queue now and then, not per shift.
+    if (endedHead > 1024 && endedHead * 2 > endedQueue.length) {
+      endedQueue.splice(0, endedHead);
+      endedHead = 0;
+    }
+  }
+
+  function live(id: string): MemoryStream | undefined {
+    const stream = streams.get(id);
+    if (stream === undefined) return undefined;
+    // Read-time check too: a quiet store sweeps nothing, but an expired stream is gone all the same.
+    if (stream.ended && now() >= (expiries.get(id) ?? Number.POSITIVE_INFINITY)) return undefined;
+    return stream;
+  }
+
+  return {
+    create(id, meta) {
+      sweep();
+      streams.set(id, new MemoryStream(meta));
+    },
+    append(id, frames: readonly StreamFrame[]) {
+      const stream = streams.get(id);
+      if (stream === undefined || stream.ended) return;
+      for (const { frame } of frames) {
+        stream.frames.push(frame);
+        stream.chars += frame.length;
+        totalChars += frame.length;
+      }
+      stream.wake();
+    },
+    end(id) {
+      const stream = streams.get(id);
+      if (stream === undefined || stream.ended) return;
+      stream.ended = true;
+      stream.cancelListeners = [];
+      retainedChars += stream.chars;
+      const expiresAt = now() + retentionMs;
+      expiries.set(id, expiresAt);
+      endedQueue.push({ id, expiresAt });
+      stream.wake();
+      sweep();
+    },
+    async describe(id): Promise<StreamInfo | undefined> {
+      const stream = live(id);
+      if (stream === undefined) return undefined;
+      return { meta: stream.meta, state: stream.ended ? 'ended' : 'running', lastSeq: stream.frames.length };
+    },
+    follow(id, followOptions: StreamFollowOptions) {
+      const stream = live(id);
+      if (stream === undefined) return { next: () => Promise.resolve(done), return: () => Promise.resolve(done) };
+      return new MemoryFollower(stream, followOptions.after);
+    },
+    async readAll(id) {
+      const stream = live(id);
+      return stream?.frames.map((frame, index) => ({ seq: index + 1, frame }));
+    },
+    async requestCancel(id) {
+      const stream = live(id);
+      if (stream === undefined || stream.ended) return;
+      for (const listener of stream.cancelListeners.splice(0)) listener();
+    },
+    onCancel(id, listener) {
+      const stream = streams.get(id);
+      if (stream === undefined || stream.ended) return () => undefined;
+      stream.cancelListeners.push(listener);
+      return () => {
+        const index = stream.cancelListeners.indexOf(listener);
+        if (index !== -1) stream.cancelListeners.splice(index, 1);
+      };
+    },
+    has(id) {
+      return live(id) !== undefined;
+    },
+    size() {
+      return { streams: streams.size, chars: totalChars };
+    },
+  };
+}
