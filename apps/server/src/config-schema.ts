@@ -109,6 +109,25 @@ export const serverConfigFileSchema = z.strictObject({
     })
     .optional(),
   keepAliveIntervalMs: milliseconds.optional(),
+  /** Resumable streams (decisions §4.7). */
+  streams: z
+    .strictObject({
+      /** Every stream is resumable unless its request says `stream_options.resumable: false`; off by default. */
+      resumableByDefault: z.boolean().optional(),
+      /** How long a stream is kept after its end; 600 by default. */
+      retentionSeconds: z.int().min(1).max(86_400).optional(),
+      /** Runs without a reader per organisation (per instance) before the oldest is cancelled; 32 by default. */
+      maxDetachedPerOrganisation: z.int().min(0).max(100_000).optional(),
+      /** A follower on another instance ends with `stream_lost` once the producer's heartbeat lapsed this long; 10 by default. */
+      heartbeatSeconds: z.int().min(1).max(600).optional(),
+      /**
+       * With `databaseUrl` and no Redis, the server takes it to run as several instances and
+       * refuses resumable streams (a resume could reach an instance without the stream);
+       * `true` says this instance is the only one.
+       */
+      singleInstance: z.boolean().optional(),
+    })
+    .optional(),
   /** Headers and body must arrive within it (408 `request_timeout`); 30 s by default, 0: none. `QUANTUM_CHAT_REQUEST_TIMEOUT_MS` wins. */
   requestTimeoutMs: milliseconds.optional(),
   /** `GET /metrics` in the Prometheus text format; on by default. */
@@ -205,6 +224,7 @@ export interface ServerConfig {
   redisUrl?: string;
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
+  streams: { resumableByDefault: boolean; retentionSeconds: number; maxDetachedPerOrganisation: number; heartbeatSeconds: number; singleInstance: boolean };
   requestTimeoutMs: number;
   metrics: boolean;
   cors?: CorsSettings;
@@ -249,6 +269,7 @@ export const defaultServerConfig: ServerConfig = {
   metrics: true,
   overload: { maxEventLoopDelayMs: 1000, retryAfterSeconds: 10 },
   requestTimeoutMs: 30_000,
+  streams: { resumableByDefault: false, retentionSeconds: 600, maxDetachedPerOrganisation: 32, heartbeatSeconds: 10, singleInstance: false },
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   requireSignatures: false,

@@ -1,4 +1,4 @@
-import { createChatHandler, createMemoryReplayGuard, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
+import { createChatHandler, createMemoryReplayGuard, createMemoryStreamStore, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
 import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { withAdminApi } from './admin/admin-openapi.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
 import { createRedisReplayGuard } from './redis-replay-guard.js';
+import { createRedisStreamStore } from './redis-stream-store.js';
 import { createChatRequestLogging } from './chat-request-logging.js';
 import type { ServerConfig } from './config-schema.js';
 import { createEngines } from './create-engines.js';
@@ -117,6 +118,22 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
       })
     : undefined;
   if (replayGuard !== undefined) app.addHook('onClose', () => replayGuard.close());
+  // Resumable streams (decisions §4.7): in Redis Streams when there is Redis (any instance serves a resume), else in memory.
+  const { streams } = config;
+  const streamStore =
+    config.redisUrl !== undefined
+      ? createRedisStreamStore(config.redisUrl, {
+          retentionSeconds: streams.retentionSeconds,
+          heartbeatSeconds: streams.heartbeatSeconds,
+          onError: (error) => app.log.warn({ err: error }, 'stream store: a write to redis failed; resumes on other instances may miss frames'),
+        })
+      : createMemoryStreamStore({ retentionMs: streams.retentionSeconds * 1000 });
+  app.addHook('onClose', async () => streamStore.close?.());
+  // PostgreSQL without Redis is how several instances share keys: a resume could reach one that never saw the stream.
+  const refuseReason =
+    config.redisUrl === undefined && config.databaseUrl !== undefined && !streams.singleInstance
+      ? 'this server shares its database with other instances but has no Redis (REDIS_URL) to share streams through, so a resume could reach an instance without the stream. Set REDIS_URL, or streams.singleInstance if this instance is the only one.'
+      : undefined;
   const shared: ChatHandlerOptions = {
     registry,
     testEngine,
@@ -124,6 +141,12 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...(config.signingSecrets.length > 0 ? { signingSecrets: config.signingSecrets, requireSignatures: config.requireSignatures, signatureReplayGuard: replayGuard ?? createMemoryReplayGuard() } : {}),
     ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
     requestTimeoutMs: config.requestTimeoutMs,
+    streams: {
+      store: streamStore,
+      resumableByDefault: streams.resumableByDefault,
+      maxDetachedPerOrganisation: streams.maxDetachedPerOrganisation,
+      ...(refuseReason !== undefined ? { refuseReason } : {}),
+    },
     shutdownSignal: shutdown.signal,
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...createChatRequestLogging(app.log),
