@@ -23,6 +23,11 @@ export interface ChatClientOptions {
   streamFormat?: 'quantum' | 'openai';
   /** The wait between retries; injectable for tests. */
   sleep?: Sleep;
+  /**
+   * Attempts to re-open a resumable stream (`stream_options: { resumable: true }`) whose
+   * connection dropped, per drop, with backoff. Default 3; 0 turns automatic resuming off.
+   */
+  maxResumeAttempts?: number;
 }
 
 /** Per-call options, overriding the client's. */
@@ -44,4 +49,5 @@ export interface ClientConfig {
   defaultHeaders: Record<string, string>;
   streamFormat: 'quantum' | 'openai' | undefined;
   sleep: Sleep;
+  maxResumeAttempts: number;
 }
