@@ -1,4 +1,4 @@
-import { createChatHandler, createMemoryReplayGuard, createMemoryStreamStore, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
+import { createChatHandler, createMemoryReplayGuard, createMemoryStreamStore, type StreamEvent, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
 import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
@@ -145,6 +145,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
       store: streamStore,
       resumableByDefault: streams.resumableByDefault,
       maxDetachedPerOrganisation: streams.maxDetachedPerOrganisation,
+      ...(metrics !== undefined ? { onStreamEvent: (event: StreamEvent) => metrics.onStreamEvent(event) } : {}),
       ...(refuseReason !== undefined ? { refuseReason } : {}),
     },
     shutdownSignal: shutdown.signal,

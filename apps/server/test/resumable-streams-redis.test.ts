@@ -65,7 +65,7 @@ describe.skipIf(!redisServerAvailable)('resumable streams across two instances s
     await Promise.all(servers?.map((server) => server.close()) ?? []);
     await redis?.stop();
     rmSync(dataDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   const post = (server: InProcessServer, mount: string, body: Record<string, unknown>, signal?: AbortSignal) =>
     fetch(`${server.origin}${mount}/chat/completions`, {
@@ -135,6 +135,12 @@ describe.skipIf(!redisServerAvailable)('resumable streams across two instances s
     const result = await fetch(`${servers[1]!.origin}/v1/chat/completions/${id}`, { headers: { authorization: `Bearer ${key}` } });
     expect(result.status).toBe(409);
     expect((await result.json()).error.code).toBe('cancelled');
+    // Metrics count resumable streams where they start, resumes and cancels where they are asked.
+    const metricsOf = async (server: InProcessServer) => (await fetch(`${server.origin}/metrics`)).text();
+    expect(await metricsOf(servers[0]!)).toMatch(/^quantum_chat_resumable_stream_events_total\{event="started"\} [1-9]/m);
+    const second = await metricsOf(servers[1]!);
+    expect(second).toMatch(/^quantum_chat_resumable_stream_events_total\{event="resumed"\} [1-9]/m);
+    expect(second).toMatch(/^quantum_chat_resumable_stream_events_total\{event="cancelled"\} 1$/m);
   });
 
   it('should give a finished stream as a chat.completion on the other instance', async () => {

@@ -102,6 +102,6 @@ export { createMemoryStreamStore } from './streams/memory-stream-store.js';
 export type { MemoryStreamStore, MemoryStreamStoreOptions } from './streams/memory-stream-store.js';
 export { StreamLostError } from './streams/stream-store.js';
 export type { StreamChunk, StreamFollowOptions, StreamFrame, StreamInfo, StreamMeta, StreamState, StreamStore } from './streams/stream-store.js';
-export type { StreamsOptions } from './streams/resumable-streams.js';
+export type { StreamEvent, StreamsOptions } from './streams/resumable-streams.js';
 export { completionFromFrames } from './streams/completion-from-frames.js';
 export type { StreamResult } from './streams/completion-from-frames.js';

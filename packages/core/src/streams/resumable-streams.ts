@@ -24,7 +24,12 @@ export interface StreamsOptions {
    * as several instances without a shared store, where a resume could reach another instance.
    */
   refuseReason?: string;
+  /** Reporting only (metrics): a resumable stream started, a resume began, a cancel was asked for. */
+  onStreamEvent?: (event: StreamEvent) => void;
 }
+
+/** What `onStreamEvent` hears of. */
+export type StreamEvent = 'started' | 'resumed' | 'cancelled';
 
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
 const seqPattern = /^(?:0|[1-9]\d{0,14})$/;
@@ -73,6 +78,7 @@ export class ResumableStreams {
   readonly #keepAliveMs: number;
   readonly #stallTimeoutMs: number;
   readonly #now: () => number;
+  readonly #report: (event: StreamEvent) => void;
 
   constructor(options: StreamsOptions, timing: { keepAliveMs: number; stallTimeoutMs: number; now: () => number }) {
     this.store = options.store ?? createMemoryStreamStore({ now: timing.now });
@@ -82,6 +88,14 @@ export class ResumableStreams {
     this.#keepAliveMs = timing.keepAliveMs;
     this.#stallTimeoutMs = timing.stallTimeoutMs;
     this.#now = timing.now;
+    const onStreamEvent = options.onStreamEvent;
+    this.#report = (event) => {
+      try {
+        onStreamEvent?.(event);
+      } catch {
+        // Reporting must never alter the response.
+      }
+    };
   }
 
   /** Resumable runs this instance produces right now. */
@@ -107,6 +121,7 @@ export class ResumableStreams {
       runs.add(producer);
       runs.attach(producer);
       producer.start();
+      this.#report('started');
       return followStream({
         store: this.store,
         id,
@@ -131,6 +146,7 @@ export class ResumableStreams {
   async resume(request: ChatHttpRequest, principal: Principal, id: string): Promise<ChatHttpResponse> {
     const after = resumePosition(request);
     const info = await this.#find(principal, id);
+    this.#report('resumed');
     const runs = this.#runs;
     const producer = runs.get(id);
     if (producer !== undefined) runs.attach(producer);
@@ -174,6 +190,7 @@ export class ResumableStreams {
       const status = last.includes('data: [DONE]') ? 'completed' : last.includes('"cancelled"') ? 'cancelled' : 'failed';
       return { status: 200, headers: json, body: statusBody(id, status) };
     }
+    this.#report('cancelled');
     const local = this.#runs.get(id);
     if (local !== undefined) local.cancel();
     else await this.store.requestCancel(id);
