@@ -37,6 +37,12 @@ export interface RequestOptions {
   timeout?: number;
   maxRetries?: number;
   headers?: Record<string, string>;
+  /**
+   * Streams only: told when a resumable stream's connection dropped and the client is
+   * re-opening it (`reconnecting`), and when it is read again (`resumed`); for a
+   * "reconnecting…" in a user interface.
+   */
+  onResume?: ((event: { state: 'reconnecting' | 'resumed'; streamId: string; attempt: number }) => void) | undefined;
 }
 
 /** The resolved client options every call reads. @internal */

@@ -73,6 +73,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const resumer = (requestOptions: RequestOptions | undefined): StreamResumer => ({
     maxAttempts: config.maxResumeAttempts,
     sleep: config.sleep,
+    onResume: requestOptions?.onResume,
     open: (streamId, lastEventId, signal) =>
       sendRequest(config, {
         method: 'GET',

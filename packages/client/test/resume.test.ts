@@ -74,9 +74,11 @@ describe('resumable streams in the client', () => {
 
         const dropping = droppingFetch(2, 700, how);
         const client = createChatClient({ baseUrl: server.baseUrl, apiKey, streamFormat: format, fetch: dropping.fetch, sleep: noSleep });
-        const stream = client.chat.completions.stream(request);
+        const told: string[] = [];
+        const stream = client.chat.completions.stream(request, { onResume: ({ state, attempt }) => told.push(`${state} ${attempt}`) });
         const seen = await events(stream);
         expect(dropping.dropped()).toBe(2);
+        expect(told).toEqual(['reconnecting 1', 'resumed 1', 'reconnecting 1', 'resumed 1']);
         expect(dropping.requests.filter((line) => line.startsWith('GET')).length).toBe(2);
         expect(dropping.requests.at(-1)).toMatch(/^GET \/v1\/chat\/completions\/chatcmpl-\w+\/stream \d+$/);
         // The same events but for the ids the server drew (the completion's and the tool calls').

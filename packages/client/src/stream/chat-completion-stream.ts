@@ -43,6 +43,8 @@ export interface StreamResumer {
   /** Attempts per drop (each after a backoff); 0: never resume. */
   maxAttempts: number;
   sleep(milliseconds: number, signal?: AbortSignal): Promise<void>;
+  /** Reporting only: the caller's `onResume`. */
+  onResume?: ((event: { state: 'reconnecting' | 'resumed'; streamId: string; attempt: number }) => void) | undefined;
 }
 
 /** Backoff before resume attempt `attempt` (0-based): 250 ms, 500 ms, 1 s, ... at most 4 s. */
@@ -187,7 +189,15 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
     if (resumer === undefined || streamId === undefined || controller.signal.aborted || pendingError !== undefined) return false;
     await releaseBody();
     attempt?.dispose();
+    const report = (state: 'reconnecting' | 'resumed', attemptNumber: number) => {
+      try {
+        resumer.onResume?.({ state, streamId, attempt: attemptNumber + 1 });
+      } catch {
+        // A listener's failure must not end the stream.
+      }
+    };
     for (let attemptNumber = 0; attemptNumber < resumer.maxAttempts; attemptNumber++) {
+      report('reconnecting', attemptNumber);
       await resumer.sleep(resumeDelayMs(attemptNumber), controller.signal);
       if (controller.signal.aborted) return false;
       try {
@@ -199,6 +209,7 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
         if (responseBody === null) return false;
         body = responseBody.getReader();
         bodyDone = false;
+        report('resumed', attemptNumber);
         return true;
       } catch (error) {
         if (QuantumChatApiError.isInstance(error) && !(error instanceof APIConnectionError)) throw error;
