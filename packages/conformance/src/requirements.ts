@@ -127,6 +127,9 @@ export const requirements = {
   'stream.openai-error': server('decisions §4', 'In the OpenAI format an error is an unnamed `data: {"error":…}` frame, without [DONE].'),
   'stream.no-reasoning-for-other-models': server('spec §6', 'Only quantum-reasoner streams thought traces.'),
   'stream.incremental': server('spec §6', 'The first frame reaches the client before the engine yields its last event.'),
+  'stream.resumable-frames': server('decisions §4.7', 'With stream_options.resumable the stream is named in x-quantum-stream-id, starts with `retry: 1000`, and every frame carries `id: <seq>` (1, 2, 3, …), in both formats.'),
+  'stream.resumable-needs-stream': server('decisions §4.7', 'stream_options.resumable without stream is a 400 naming stream_options.resumable.'),
+  'stream.resume-unknown': server('decisions §4.7', 'Resuming, reading or cancelling an unknown stream id is a 404 stream_not_found.'),
   // Errors
   'error.envelope': server('decisions §5', '{"error":{"message","type","param","code"}} with the status and type of the code table.'),
   'error.engine-failure-json': server('decisions §5', 'An engine failure in a JSON request is a 5xx envelope (502 upstream_error).'),
