@@ -66,7 +66,9 @@ export class StreamProducer {
 
   #write(text: string): void {
     const entries: StreamFrame[] = [];
-    for (const frame of splitFrames(text)) {
+    // Most events are one frame: split only text that holds several.
+    const frames = text.indexOf('\n\n') === text.length - 2 ? [text] : splitFrames(text);
+    for (const frame of frames) {
       // Keep-alive comments carry no id and are not stored: each follower sends its own.
       if (frame.charCodeAt(0) === 58 /* ':' */) continue;
       const seq = ++this.#seq;
