@@ -178,9 +178,12 @@ export function createRedisStreamStore(url: string, options: RedisStreamStoreOpt
     },
     append(id, frames: readonly StreamFrame[]) {
       local.append(id, frames);
-      if (frames.length > 0) producing.set(id, frames.at(-1)!.seq);
+      const before = producing.get(id);
+      if (before === undefined || frames.length === 0) return;
+      producing.set(id, frames.at(-1)!.seq);
       for (const { seq, frame } of frames) enqueue(['xadd', framesKey(id), `0-${seq}`, 'f', frame]);
-      enqueue(['expire', framesKey(id), runningTtlSeconds]);
+      // Once the key exists (after its first XADD): a producer that dies leaves it for an hour at most.
+      if (before === 0) enqueue(['expire', framesKey(id), runningTtlSeconds]);
     },
     end(id) {
       const lastSeq = producing.get(id);

@@ -62,7 +62,14 @@ describe.skipIf(!redisServerAvailable)('resumable streams across two instances s
     key = first.testKey;
   });
   afterAll(async () => {
-    await Promise.all(servers?.map((server) => server.close()) ?? []);
+    // A close that hangs (seen once under a loaded machine) says what it still waits on.
+    const startedAt = performance.now();
+    const slow = setInterval(() => console.warn(`closing for ${Math.round(performance.now() - startedAt)} ms; active: ${process.getActiveResourcesInfo().join(',')}`), 5000);
+    try {
+      await Promise.all(servers?.map((server) => server.close()) ?? []);
+    } finally {
+      clearInterval(slow);
+    }
     await redis?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
