@@ -15,6 +15,8 @@ export interface FollowStreamOptions {
   stallTimeoutMs: number;
   /** The follower ended, however it ended (runs once). */
   onEnded?: () => void;
+  /** Start at once, with a keep-alive unless frames are at hand: the client already waited the keep-alive interval. */
+  startNow?: boolean;
 }
 
 const keepAliveFrame = ': keep-alive\n\n';
@@ -71,6 +73,7 @@ export function followStream(options: FollowStreamOptions): Promise<AsyncIterabl
     firstStep = Promise.reject(error);
   }
   const keepAliveMs = options.keepAliveMs;
+  if (options.startNow === true) return Promise.resolve(build(firstStep));
   if (!usable(keepAliveMs)) return firstStep.then(build, () => build(firstStep));
   return new Promise((resolve) => {
     let started = false;

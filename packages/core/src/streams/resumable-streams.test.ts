@@ -5,6 +5,7 @@ import type { ChatEngine, ChatEngineEvent } from '../engine/chat-engine.js';
 import type { ChatRequestRecord } from '../http/chat-request-observer.js';
 import { createChatHandler, type ChatHandlerOptions } from '../http/create-chat-handler.js';
 import type { GenerateId } from '../ids.js';
+import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { createMemoryStreamStore } from './memory-stream-store.js';
 
 const key = generateApiKey('live');
@@ -286,6 +287,32 @@ describe('resumable streams', () => {
     const refused = await refusing.handler.fetch(request(resumable));
     expect(refused.status).toBe(400);
     expect((await refused.json()).error).toMatchObject({ param: 'stream_options.resumable', message: expect.stringContaining('several instances') });
+  });
+
+  it('should start with a keep-alive when the engine is silent past the interval, then number the frames, or end with the error frame', async () => {
+    for (const fails of [false, true]) {
+      let speak: () => void = () => undefined;
+      const silent: ChatEngine = {
+        async *generate() {
+          await new Promise<void>((resolve) => (speak = resolve));
+          if (fails) throw new QuantumChatError('upstream_error', 'The model went away.');
+          yield* answer;
+        },
+      };
+      const { handler } = setup({ engine: silent, keepAliveIntervalMs: 5 });
+      const response = await handler.fetch(request(resumable));
+      expect(response.status).toBe(200);
+      const id = response.headers.get('x-quantum-stream-id')!;
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe(': keep-alive\n\n');
+      speak();
+      let text = '';
+      for (let step = await reader.read(); !step.done; step = await reader.read()) text += new TextDecoder().decode(step.value);
+      const stored = await readAll(await handler.fetch(get(`/chat/completions/${id}/stream`)));
+      expect(text.replace(/^: keep-alive\n\n/gm, '')).toBe(stored);
+      if (fails) expect(stored).toMatch(/^retry: 1000\nid: 1\nevent: error\ndata: \{"error":\{[^\n]*"code":"upstream_error"/);
+      else expect(stored.startsWith('retry: 1000\nid: 1\nevent: thought_trace\n')).toBe(true);
+    }
   });
 
   it('should cancel the oldest run without a reader past maxDetachedPerOrganisation', async () => {

@@ -114,7 +114,7 @@ export class ResumableStreams {
     const kind = `chat:${settings.streamFormat}`;
     // The run needs neither keep-alive nor stall guard: each follower has its own.
     const run: RunSettings = { ...settings, completionId: id, client: connection, keepAliveIntervalMs: 0, stallTimeoutMs: 0 };
-    return runToStream(run).then((frames) => {
+    const begin = (frames: AsyncIterator<string> | Promise<AsyncIterator<string>>, startNow: boolean): Promise<ChatHttpResponse> => {
       connection.detach();
       const runs = this.#runs;
       const producer = new StreamProducer(this.store, id, { owner: streamOwner(principal), kind, createdAt: this.#now() }, frames, (ended) => runs.remove(ended));
@@ -131,7 +131,33 @@ export class ResumableStreams {
         keepAliveMs: this.#keepAliveMs,
         stallTimeoutMs: this.#stallTimeoutMs,
         onEnded: () => runs.release(producer),
+        startNow,
       }).then((events) => ({ status: 200, headers: { ...sseHeaders, ...headers, 'x-quantum-stream-id': id }, events }));
+    };
+    const started = runToStream(run);
+    const keepAliveMs = this.#keepAliveMs;
+    if (!(keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY)) return started.then((frames) => begin(frames, false));
+    // As a plain stream (decisions §4.6): an engine still silent after the keep-alive interval no
+    // longer holds the response back; a failure after that is the stream's error frame.
+    return new Promise((resolve, reject) => {
+      let begun = false;
+      const timer = setTimeout(() => {
+        if (client.closed) return;
+        begun = true;
+        resolve(begin(started, true));
+      }, keepAliveMs);
+      started.then(
+        (frames) => {
+          if (begun) return;
+          clearTimeout(timer);
+          resolve(begin(frames, false));
+        },
+        (error: unknown) => {
+          if (begun) return;
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
     });
   }
 

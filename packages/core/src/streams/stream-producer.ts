@@ -12,18 +12,29 @@ export class StreamProducer {
   /** Followers reading this stream on this instance (the original client included). */
   followers = 0;
   readonly #store: StreamStore;
-  readonly #frames: AsyncIterator<string>;
+  #frames: AsyncIterator<string> | undefined;
+  #cancelled = false;
   readonly #onEnded: (producer: StreamProducer) => void;
   #seq = 0;
   #ended = false;
   #unlistenCancel: (() => void) | undefined;
 
-  constructor(store: StreamStore, id: string, meta: StreamMeta, frames: AsyncIterator<string>, onEnded: (producer: StreamProducer) => void) {
+  readonly #pending: Promise<AsyncIterator<string>>;
+
+  /**
+   * `frames` may still be pending (the engine was silent past the keep-alive interval, so the
+   * stream started without it): a failure of it then becomes the stream's error frame.
+   */
+  constructor(store: StreamStore, id: string, meta: StreamMeta, frames: AsyncIterator<string> | Promise<AsyncIterator<string>>, onEnded: (producer: StreamProducer) => void) {
     this.#store = store;
     this.id = id;
     this.meta = meta;
-    this.#frames = frames;
     this.#onEnded = onEnded;
+    if (frames instanceof Promise) this.#pending = frames;
+    else {
+      this.#frames = frames;
+      this.#pending = Promise.resolve(frames);
+    }
   }
 
   get ended(): boolean {
@@ -33,19 +44,29 @@ export class StreamProducer {
   start(): void {
     this.#store.create(this.id, this.meta);
     this.#unlistenCancel = this.#store.onCancel(this.id, () => this.cancel());
-    this.#pull();
+    if (this.#frames !== undefined) {
+      this.#pull();
+      return;
+    }
+    this.#pending.then((frames) => {
+      this.#frames = frames;
+      // Cancelled while the engine was still silent: stop it now that it can be stopped.
+      if (this.#cancelled) void Promise.resolve(frames.return?.()).catch(() => undefined);
+      else this.#pull();
+    }, this.#onError);
   }
 
   /** Stops generation (the engine is aborted, usage settled for what it produced); followers read a `cancelled` error frame, then the end. */
   cancel(): void {
     if (this.#ended) return;
-    void Promise.resolve(this.#frames.return?.()).catch(() => undefined);
+    this.#cancelled = true;
+    if (this.#frames !== undefined) void Promise.resolve(this.#frames.return?.()).catch(() => undefined);
     this.#write(encodeErrorFrame(this.meta.kind, streamError('cancelled', 'The stream was cancelled: POST .../cancel was called for it.')));
     this.#finish();
   }
 
   readonly #pull = (): void => {
-    this.#frames.next().then(this.#onStep, this.#onError);
+    this.#frames!.next().then(this.#onStep, this.#onError);
   };
 
   readonly #onStep = (step: IteratorResult<string>): void => {
