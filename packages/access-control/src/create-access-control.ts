@@ -52,6 +52,7 @@ export interface AccessControlOptions {
 export interface StoreAccessControl extends AccessControl {
   authenticate: AccessControl['authenticate'];
   admit(principal: Principal, demand: AdmissionDemand): Promise<Admission>;
+  admitRequest(principal: Principal): Promise<{ headers: Record<string, string> }>;
   /** The limits of a principal's organisation, after its overrides. */
   limitsOf(principal: Principal): Limits;
   /** The limit bucket of a principal: test keys count apart from live ones (decisions §6). */
@@ -300,6 +301,24 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
           }
         },
       };
+    },
+    async admitRequest(principal) {
+      const context = contexts.get(principal);
+      // A request and no tokens, in the key's own bucket (if it has one) and the organisation's; no day is counted.
+      const buckets: [string, Limits, string][] = [];
+      if (context?.keyLimits !== undefined) buckets.push([`key:${context.keyId}`, { ...context.keyLimits, tokensPerDay: null }, `key ${principal.keyId}`]);
+      buckets.push([bucketOf(principal), { ...limitsOf(principal), tokensPerDay: null }, organisationScope(principal)]);
+      const admitted: Array<Extract<LimitDecision, { admitted: true }>> = [];
+      for (const [bucket, limits, scope] of buckets) {
+        const decision = await limiter.reserve(bucket, limits, 0);
+        if (!decision.admitted) {
+          for (const earlier of admitted) await earlier.cancel();
+          throw limitError(decision, scope);
+        }
+        admitted.push(decision);
+      }
+      for (const decision of admitted) await decision.settle(0);
+      return { headers: rateLimitHeaders(admitted.at(-1)!.state) };
     },
     async close() {
       keys.dispose();

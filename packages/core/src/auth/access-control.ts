@@ -76,6 +76,12 @@ export interface AccessControl {
   authenticate(key: ParsedApiKey): Promise<Principal>;
   /** Admits a chat request or throws a 429 `QuantumChatError`. */
   admit?(principal: Principal, demand: AdmissionDemand): Promise<Admission>;
+  /**
+   * Counts a request that generates nothing (a resumable stream's resume, result or cancel,
+   * decisions §4.7) against the requests per minute, never against tokens; throws a 429
+   * `QuantumChatError` past the limit. Resolves with the `x-ratelimit-*` headers to send.
+   */
+  admitRequest?(principal: Principal): Promise<{ headers: Record<string, string> }>;
 }
 
 /**

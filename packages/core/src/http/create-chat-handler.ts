@@ -313,9 +313,11 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   /** The routes on a resumable stream: any key of the creator's organisation and kind (decisions §4.7). */
   async function streamRoute(request: ChatHttpRequest, name: 'resume-stream' | 'stream-result' | 'cancel-stream', streamId: string): Promise<ChatHttpResponse> {
     const principal = (await authenticateRequest(request, new Uint8Array(0), authSettings, true))!;
-    if (name === 'resume-stream') return streams.resume(request, principal, streamId);
-    if (name === 'stream-result') return streams.result(principal, streamId);
-    return streams.cancel(principal, streamId);
+    // A request against the requests per minute, never against tokens.
+    const admitted = accessControl.admitRequest === undefined ? undefined : await accessControl.admitRequest(principal);
+    const response = name === 'resume-stream' ? await streams.resume(request, principal, streamId) : name === 'stream-result' ? await streams.result(principal, streamId) : await streams.cancel(principal, streamId);
+    if (admitted !== undefined) Object.assign(response.headers, admitted.headers);
+    return response;
   }
 
   function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> | ChatHttpResponse {

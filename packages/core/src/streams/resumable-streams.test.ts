@@ -315,6 +315,31 @@ describe('resumable streams', () => {
     }
   });
 
+  it('should count a resume, a result and a cancel against the request limit, with its headers, and refuse past it', async () => {
+    let requests = 0;
+    const limited = {
+      ...accessControl,
+      async admitRequest() {
+        requests++;
+        if (requests > 3) throw new QuantumChatError('rate_limit_exceeded', 'Too many requests.', { headers: { 'retry-after': '1' } });
+        return { headers: { 'x-ratelimit-remaining-requests': String(3 - requests) } };
+      },
+    };
+    const { handler, gate } = setup({ accessControl: limited });
+    gate.release(100);
+    const first = await handler.fetch(request(resumable));
+    const id = first.headers.get('x-quantum-stream-id')!;
+    await readAll(first);
+    const resumed = await handler.fetch(get(`/chat/completions/${id}/stream`));
+    expect(resumed.headers.get('x-ratelimit-remaining-requests')).toBe('2');
+    await readAll(resumed);
+    expect((await handler.fetch(get(`/chat/completions/${id}`))).headers.get('x-ratelimit-remaining-requests')).toBe('1');
+    expect((await handler.fetch(get('/chat/completions/chatcmpl-unknown'))).status).toBe(404);
+    const refused = await handler.fetch(get(`/chat/completions/${id}/stream`));
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error.code).toBe('rate_limit_exceeded');
+  });
+
   it('should cancel the oldest run without a reader past maxDetachedPerOrganisation', async () => {
     const { handler } = setup({ engine: hangingEngine, streams: { maxDetachedPerOrganisation: 2 } });
     const ids: string[] = [];
