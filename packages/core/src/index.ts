@@ -86,7 +86,8 @@ export { insecureAcceptAnyApiKey, staticApiKeys } from './auth/static-api-keys.j
 export type { StaticApiKey, StaticApiKeysOptions } from './auth/static-api-keys.js';
 export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, AdmissionProgress, Principal } from './auth/access-control.js';
 export { verifySignature, findMatchingSignature, signRequestBody, parseSignatureHeader, defaultSignatureToleranceSeconds, maxSignatureValues } from './auth/verify-signature.js';
-export { createMemoryReplayGuard } from './auth/signature-replay-guard.js';
+export { createMemoryReplayGuard, replayGuardFull } from './auth/signature-replay-guard.js';
+export { signedContentClaim, type SignedContent } from './auth/signed-content-claim.js';
 export type { SignatureReplayGuard } from './auth/signature-replay-guard.js';
 
 /** The OpenAPI 3.1 document, generated from the schemas above. */
