@@ -1,4 +1,4 @@
-import { builtinModels } from '@quantum-chat/core';
+import { builtinModels, chatCompletionRequestSchema } from '@quantum-chat/core';
 import * as z from 'zod';
 
 const milliseconds = z.int().min(0);
@@ -36,6 +36,23 @@ export const upstreamDeploymentConfigSchema = z.strictObject({
 });
 
 /** A model answered by an OpenAI-compatible server (or several replicas): Ollama, vLLM, llama.cpp, OpenAI, DeepSeek. */
+/** Fields the request schema knows are read by us, never passed through: listing one is a mistake. */
+const knownRequestFieldNames = new Set(Object.keys(chatCompletionRequestSchema.shape));
+
+/** `"all"`, `"none"`, or the names of the unknown request fields an upstream model receives. */
+const passThroughConfigSchema = z.union([
+  z.enum(['all', 'none']),
+  z
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z_][\w.-]{0,63}$/, 'expected a request field name')
+        .refine((name) => !knownRequestFieldNames.has(name), { error: 'a field the request schema knows is never passed through' }),
+    )
+    .max(64)
+    .refine((names) => new Set(names).size === names.length, { error: 'a field is listed twice' }),
+], { error: 'expected "all", "none" or a list of at most 64 request field names' });
+
 export const upstreamModelConfigSchema = z
   .strictObject({
     engine: z.literal('upstream'),
@@ -51,8 +68,11 @@ export const upstreamModelConfigSchema = z
     firstTokenTimeoutMs: positiveMilliseconds.optional(),
     idleTimeoutMs: positiveMilliseconds.optional(),
     reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
-    /** `"all"` forwards unknown top-level request fields (`top_k`, `chat_template_kwargs`) to the upstream. */
-    passThrough: z.enum(['all', 'none']).optional(),
+    /**
+     * The unknown top-level request fields forwarded to the upstream: a list of names
+     * (`["top_k", "min_p", "chat_template_kwargs"]`), or `"all"` but the built-in deny-list.
+     */
+    passThrough: passThroughConfigSchema.optional(),
     ...addedModelFields,
   })
   .superRefine(

@@ -143,6 +143,15 @@ describe('parseConfigFile', () => {
     expect(() => parseConfigFile({ models: { x: { engine: 'upstream', baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', passThrough: 'some' } } })).toThrow(ConfigError);
   });
 
+  it('should take pass-through as an allow-list of field names, refusing anything else with the field named', () => {
+    const upstream = (passThrough: unknown) => ({ models: { x: { engine: 'upstream', baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', passThrough } } });
+    const file = parseConfigFile(upstream(['top_k', 'min_p', 'chat_template_kwargs']));
+    expect(file.models?.x).toMatchObject({ passThrough: ['top_k', 'min_p', 'chat_template_kwargs'] });
+    for (const wrong of [[''], [42], ['top_k', 'top_k'], ['model'], Array.from({ length: 65 }, (_, index) => `f${index}`)]) {
+      expect(() => parseConfigFile(upstream(wrong))).toThrow(/models\.x\.passThrough/);
+    }
+  });
+
   it('should accept an upstream model with several deployments, and refuse mixing both forms', () => {
     const file = parseConfigFile({
       models: {

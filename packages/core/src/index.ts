@@ -23,6 +23,7 @@ export type {
   EngineMessage,
   EngineUsage,
 } from './engine/chat-engine.js';
+export { passThroughDeniedFields, passesThrough, selectPassedThrough, type PassThroughPolicy } from './engine/pass-through-policy.js';
 
 /** Models: the four built-ins and the registry mapping each to an engine. */
 export { builtinModels, defaultOwnedBy } from './models/builtin-models.js';

@@ -154,7 +154,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       try {
         const response = await target.send({
           headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...headers } : headers,
-          body: JSON.stringify(toUpstreamRequestBody(request, target.model, passThrough === 'all')),
+          body: JSON.stringify(toUpstreamRequestBody(request, target.model, passThrough)),
           signal: upstream.signal,
         });
         responded = true;

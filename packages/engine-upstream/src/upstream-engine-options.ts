@@ -1,4 +1,4 @@
-import type { EngineUsage } from '@quantum-chat/core';
+import type { EngineUsage, PassThroughPolicy } from '@quantum-chat/core';
 import type { Dispatcher } from 'undici';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { RetryOptions } from './retry-delay.js';
@@ -57,11 +57,14 @@ export interface UpstreamEngineOptions {
    */
   reasoning?: UpstreamReasoningMode;
   /**
-   * `'all'`: top-level request fields our schema does not know (vendor extras such as `top_k`
-   * or `chat_template_kwargs`) are forwarded to the runtime, and so not reported as ignored.
-   * `'none'` (the default): they are left out and named in `x-quantum-ignored-params`.
+   * Which top-level request fields our schema does not know (vendor extras such as `top_k` or
+   * `chat_template_kwargs`) are forwarded to the runtime, and so not reported as ignored: the
+   * names listed (`['top_k', 'min_p', 'chat_template_kwargs']`), or `'all'` but the fields
+   * that change what you pay or what the upstream keeps (`passThroughDeniedFields`: `store`,
+   * `service_tier`, `best_of`, `ignore_eos`, ...). `'none'` (the default): none. The fields
+   * left out are named in `x-quantum-ignored-params`.
    */
-  passThrough?: 'all' | 'none';
+  passThrough?: PassThroughPolicy;
   /** A fetch of your own (tests, proxies). With it, `connectTimeoutMs` applies only if you also pass a `dispatcher`. */
   fetch?: typeof globalThis.fetch;
   /** An undici dispatcher for the default fetch (a proxy agent, TLS settings, ...). */

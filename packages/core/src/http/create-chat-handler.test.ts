@@ -205,6 +205,25 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
     expect(other.headers.get('x-quantum-ignored-params')).toBe('top_k');
   });
 
+  it('should give an engine only the unknown fields its policy forwards, naming the rest as ignored', async () => {
+    const seen: unknown[] = [];
+    const engineWith = (passThrough: ChatEngine['passThrough']): ChatEngine => ({
+      passThrough,
+      async *generate(request, context) {
+        seen.push(request.extraFields);
+        yield* scriptedEngine(scored).generate(request, context);
+      },
+    });
+    const fields = { top_k: 40, store: true, service_tier: 'priority', min_p: 0.1 };
+    const all = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: engineWith('all') }).fetch(ask(fields));
+    expect(all.headers.get('x-quantum-ignored-params')).toBe('store, service_tier');
+    const listed = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: engineWith(['min_p']) }).fetch(ask(fields));
+    expect(listed.headers.get('x-quantum-ignored-params')).toBe('top_k, store, service_tier');
+    const nothingListed = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: engineWith(['repetition_penalty']) }).fetch(ask(fields));
+    expect(nothingListed.headers.get('x-quantum-ignored-params')).toBe('top_k, store, service_tier, min_p');
+    expect(seen).toEqual([{ top_k: 40, min_p: 0.1 }, { min_p: 0.1 }, undefined]);
+  });
+
   it('should list added models after the four, with their own owner and plan', async () => {
     const registry = createModelRegistry({
       engine: scriptedEngine(scored),

@@ -2,6 +2,7 @@ import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/sign
 import type { AccessControl, Admission, AdmissionDemand, AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
+import { selectPassedThrough } from '../engine/pass-through-policy.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
@@ -258,13 +259,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     }
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
     const engineRequest: ChatEngineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
-    // An engine that passes everything through gets the unknown fields; they are not "ignored" then.
-    const passedThrough = engine.passThrough === 'all' ? validated.unknownFields : undefined;
+    // The unknown fields the engine forwards are not "ignored"; the rest are named in a header.
+    const passedThrough = selectPassedThrough(engine.passThrough, validated.unknownFields);
     if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;
     // No `await` without an admission step: each one is a turn of the microtask queue.
     const admission: Admission | undefined = accessControl.admit === undefined ? undefined : await accessControl.admit(principal, admissionDemand(engine, engineRequest, requestId, model.id));
     const headers: Record<string, string> = { ...admission?.headers };
-    if (validated.ignoredParams.length > 0 && passedThrough === undefined) headers['x-quantum-ignored-params'] = ignoredParamsHeader(validated.ignoredParams);
+    const ignoredParams = passedThrough === undefined ? validated.ignoredParams : validated.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
+    if (ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(ignoredParams);
     const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
     const settings = {
       engine,
