@@ -42,6 +42,8 @@ export interface AdmissionDemand {
 export interface AdmissionOutcome {
   promptTokens: number;
   completionTokens: number;
+  /** Of `promptTokens`, those the model read from its prompt cache, when it said (for the ledger). */
+  cachedPromptTokens?: number;
   /** The HTTP status answered (200 also for a stream that failed mid-way). */
   status: number;
   /** The stream ended by a client disconnect or an error frame. */

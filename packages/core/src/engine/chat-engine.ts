@@ -49,6 +49,21 @@ export interface EngineUsage {
   /** All generated tokens, reasoning included. */
   completionTokens: number;
   reasoningTokens: number;
+  /**
+   * Of `promptTokens`, those the model read from its prompt cache, when it says (OpenAI's
+   * `usage.prompt_tokens_details.cached_tokens`): passed on to the client and kept in the ledger.
+   */
+  cachedPromptTokens?: number;
+  /**
+   * Further counts a model reported in OpenAI's fields, passed on to the client as they came
+   * (decisions §3): `prompt_tokens_details.audio_tokens`, and beside `reasoning_tokens` in
+   * `completion_tokens_details`, `accepted_prediction_tokens`, `rejected_prediction_tokens`
+   * and `audio_tokens`.
+   */
+  promptAudioTokens?: number;
+  acceptedPredictionTokens?: number;
+  rejectedPredictionTokens?: number;
+  completionAudioTokens?: number;
 }
 
 /**
@@ -64,7 +79,13 @@ export type ChatEngineEvent =
       logprobs?: readonly TokenLogprob[];
     }
   | { type: 'tool-call'; index: number; name?: string; argumentsDelta: string }
-  | { type: 'finish'; reason: 'stop' | 'length' | 'tool_calls'; usage: EngineUsage };
+  | {
+      type: 'finish';
+      reason: 'stop' | 'length' | 'tool_calls';
+      usage: EngineUsage;
+      /** The model's `system_fingerprint`, when it reported one (an upstream): passed on as it came. */
+      systemFingerprint?: string;
+    };
 
 export interface ChatEngineContext {
   /** Aborts when the client leaves or the server shuts down: stop generating at once. */

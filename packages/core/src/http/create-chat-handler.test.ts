@@ -45,7 +45,7 @@ describe('createChatHandler', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-quantum-ignored-params')).toBe('foo');
     const body = await response.json();
-    expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'Hello world' });
+    expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'Hello world', refusal: null });
     expect(body.usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, completion_tokens_details: { reasoning_tokens: 1 } });
   });
 

@@ -88,7 +88,8 @@ class Progress {
     const usage = this.#usage;
     const finishReason = this.#finish;
     if (usage !== undefined) {
-      const { promptTokens, completionTokens, reasoningTokens } = usage;
+      const { promptTokens, completionTokens, reasoningTokens, cachedPromptTokens } = usage;
+      if (cachedPromptTokens !== undefined) return { promptTokens, completionTokens, reasoningTokens, cachedPromptTokens, finishReason, status, interrupted };
       return { promptTokens, completionTokens, reasoningTokens, finishReason, status, interrupted };
     }
     const promptTokens = this.#engine.countPromptTokens?.(this.#request) ?? 0;
@@ -262,6 +263,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     // Asked for but never given (an engine that has none): `null`, not an empty list.
     logprobs: logprobs !== undefined && logprobs.length > 0 ? logprobs : undefined,
     usage: toWireUsage(finish.usage),
+    systemFingerprint: finish.systemFingerprint,
   });
 }
 
@@ -364,8 +366,9 @@ function startFrames(
         const reason = indexer.count() > 0 && event.reason === 'stop' ? 'tool_calls' : event.reason;
         // With include_usage only the extra `choices: []` chunk carries usage: clients such as
         // LangChain add up every usage they see (decisions §4.3).
-        if (settings.includeUsage) return encoder.finish(reason, undefined) + encoder.usage(usage) + encoder.done();
-        return encoder.finish(reason, usage) + encoder.done();
+        const fingerprint = event.systemFingerprint;
+        if (settings.includeUsage) return encoder.finish(reason, undefined, fingerprint) + encoder.usage(usage, fingerprint) + encoder.done();
+        return encoder.finish(reason, usage, fingerprint) + encoder.done();
       }
     }
   }
