@@ -112,4 +112,8 @@ export const sqliteMigrations: readonly string[] = [
    CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
    CREATE INDEX usage_by_time ON usage (created_at);`,
+
+  // The prompt tokens a model read from its cache (OpenAI's `cached_tokens`), NULL when it
+  // reported none.
+  `ALTER TABLE usage ADD COLUMN cached_prompt_tokens INTEGER;`,
 ];

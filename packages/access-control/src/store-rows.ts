@@ -72,6 +72,7 @@ export function usageFromRow(row: Row): UsageRecord {
     settled: flag(row.settled),
     timestamp: Number(row.created_at),
   };
+  if (row.cached_prompt_tokens !== null && row.cached_prompt_tokens !== undefined) record.cachedPromptTokens = Number(row.cached_prompt_tokens);
   if (flag(row.abandoned)) record.abandoned = true;
   if (row.daily_bucket !== null && row.daily_bucket !== undefined) {
     record.daily = { bucket: String(row.daily_bucket), day: String(row.daily_day), charged: Number(row.daily_charged) };
@@ -85,17 +86,18 @@ export function usageToValues(record: UsageRecord, updatedAt: number, toFlag: (v
     record.usageId, record.requestId, record.keyId, record.organisation, record.model, record.promptTokens, record.completionTokens,
     record.status, toFlag(record.interrupted), toFlag(record.settled), toFlag(record.abandoned ?? false),
     record.daily?.bucket ?? null, record.daily?.day ?? null, record.daily?.charged ?? 0, record.timestamp, updatedAt,
+    record.cachedPromptTokens ?? null,
   ];
 }
 
 /** @internal */
 export const usageColumns = [
   'usage_id', 'request_id', 'key_id', 'organisation', 'model', 'prompt_tokens', 'completion_tokens', 'status', 'interrupted',
-  'settled', 'abandoned', 'daily_bucket', 'daily_day', 'daily_charged', 'created_at', 'updated_at',
+  'settled', 'abandoned', 'daily_bucket', 'daily_day', 'daily_charged', 'created_at', 'updated_at', 'cached_prompt_tokens',
 ] as const;
 
 /** The columns an upsert of a usage row may change. @internal */
-export const usageUpdatedColumns = ['prompt_tokens', 'completion_tokens', 'status', 'interrupted', 'settled', 'abandoned', 'updated_at'] as const;
+export const usageUpdatedColumns = ['prompt_tokens', 'completion_tokens', 'status', 'interrupted', 'settled', 'abandoned', 'updated_at', 'cached_prompt_tokens'] as const;
 
 /** @internal */
 export function summaryFromRow(row: Row): UsageSummaryRow {

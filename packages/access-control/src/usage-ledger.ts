@@ -27,7 +27,7 @@ export interface RunningUsage {
   /** How to read what it has produced so far; without one, the admission's prompt tokens and 0. */
   track(read: () => { promptTokens: number; completionTokens: number }): void;
   /** Its final row: written at the next flush, retried until the store takes it. */
-  settle(final: Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'status' | 'interrupted'>): void;
+  settle(final: Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'cachedPromptTokens' | 'status' | 'interrupted'>): void;
 }
 
 /** The usage ledger of one instance: rows written in batches, running ones included. */

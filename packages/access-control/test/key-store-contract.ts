@@ -229,6 +229,19 @@ export function describeKeyStoreContract(name: string, factory: StoreFactory): v
       await store.close();
     });
 
+    it('should keep the cached prompt tokens a model reported with a row, and none where it reported none', async () => {
+      const store = await open();
+      await store.writeUsage([usage({ requestId: 'req_1', usageId: 'u_1', settled: false }), usage({ requestId: 'req_2', usageId: 'u_2' })]);
+      await store.writeUsage([usage({ requestId: 'req_1', usageId: 'u_1', promptTokens: 2006, cachedPromptTokens: 1920 })]);
+      const rows = await store.listUsage({ organisation: 'acme' });
+      expect(rows.map((row) => [row.usageId, row.promptTokens, row.cachedPromptTokens])).toEqual([
+        ['u_1', 2006, 1920],
+        ['u_2', 10, undefined],
+      ]);
+      expect(rows[1]).not.toHaveProperty('cachedPromptTokens');
+      await store.close();
+    });
+
     it('should never count a retried usage write twice, and never change a settled row', async () => {
       const store = await open();
       const batch = [usage({ requestId: 'req_1' }), usage({ requestId: 'req_2', completionTokens: 7 })];

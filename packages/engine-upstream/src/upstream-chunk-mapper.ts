@@ -2,6 +2,7 @@ import { QuantumChatError, type ChatEngineEvent, type EngineUsage, type SseEvent
 import { createDialectReader, type DialectSink, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
 import { checkUpstreamUsage } from './check-upstream-usage.js';
 import { failureFromStatus } from './upstream-failure.js';
+import { withReportedDetails } from './upstream-usage-details.js';
 
 type FinishEvent = Extract<ChatEngineEvent, { type: 'finish' }>;
 type ContentEvent = Extract<ChatEngineEvent, { type: 'content' }>;
@@ -53,7 +54,8 @@ function toFinishReason(upstream: string | undefined, toolCalls: number): Finish
  * Maps one upstream stream with the core's dialect reader (every dialect, leading `<think>`
  * blocks included) to engine events: reasoning, content, tool calls whose first event carries
  * the name (arguments that come first are held until then), then `finish` with the upstream's
- * usage once checked against our own count (decisions §6), or our count where it reported none.
+ * usage once checked against our own count (decisions §6), or our count where it reported none,
+ * with the details and `system_fingerprint` it reported in OpenAI's fields (decisions §3).
  *
  * @example
  * const mapper = createUpstreamChunkMapper({ showReasoning: true, countTokens, countPromptTokens: () => 0, maxTokens: 4096 });
@@ -155,7 +157,11 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
         otherText += call.arguments;
         events.push({ type: 'tool-call', index: call.index, name: '', argumentsDelta: call.arguments });
       }
-      events.push({ type: 'finish', reason: toFinishReason(finishReason, reader.toolCalls.count()), usage: finalUsage() });
+      const finish: FinishEvent = { type: 'finish', reason: toFinishReason(finishReason, reader.toolCalls.count()), usage: withReportedDetails(finalUsage(), usage) };
+      // What the upstream reported in OpenAI's fields is passed on (decisions §3).
+      const fingerprint = reader.systemFingerprint();
+      if (fingerprint !== undefined) finish.systemFingerprint = fingerprint;
+      events.push(finish);
       return take();
     },
     done: reader.done,

@@ -92,6 +92,13 @@ describe('createDialectReader', () => {
       expect(reader.done()).toBe(true);
       expect(reader.id()).toBe('chatcmpl-1');
       expect(reader.model()).toBe('m');
+      expect(reader.systemFingerprint()).toBeUndefined();
+    });
+
+    it('should keep the first system_fingerprint, unless it is too long to be one', () => {
+      const fingerprinted = (content: string, fingerprint: unknown) => event({ ...chunk({ content }), system_fingerprint: fingerprint });
+      expect(readAll([fingerprinted('a', null), fingerprinted('b', 'fp_1'), fingerprinted('c', 'fp_2'), event('[DONE]')]).reader.systemFingerprint()).toBe('fp_1');
+      expect(readAll([fingerprinted('a', 'x'.repeat(257)), event('[DONE]')]).reader.systemFingerprint()).toBeUndefined();
     });
 
     it('should read our thought traces once, though they carry the text twice', () => {
