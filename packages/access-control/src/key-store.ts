@@ -95,6 +95,8 @@ export interface UsageSummaryRow {
   model: string;
   requests: number;
   promptTokens: number;
+  /** Of `promptTokens`, those the models read from their prompt caches (as they reported). */
+  cachedPromptTokens: number;
   completionTokens: number;
   /** Requests answered with a status of 400 or more. */
   errors: number;

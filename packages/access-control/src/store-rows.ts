@@ -108,6 +108,7 @@ export function summaryFromRow(row: Row): UsageSummaryRow {
     model: String(row.model),
     requests: Number(row.requests),
     promptTokens: Number(row.prompt_tokens),
+    cachedPromptTokens: Number(row.cached_prompt_tokens ?? 0),
     completionTokens: Number(row.completion_tokens),
     errors: Number(row.errors),
     interrupted: Number(row.interrupted),
@@ -153,7 +154,7 @@ export function dailyUsageQuery(filter: DailyUsageFilter, placeholder: (index: n
   if (filter.until !== undefined) where.push(`u.created_at < ${bind(filter.until)}`);
   const text = `SELECT u.created_at / ${dayMs} AS day_number, u.organisation, u.key_id, coalesce(k.prefix || '…' || k.last4, '') AS key_display,
       coalesce(k.kind, 'live') AS kind, u.model, count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens,
-      sum(u.completion_tokens) AS completion_tokens, ${errors} AS errors, ${interrupted} AS interrupted
+      coalesce(sum(u.cached_prompt_tokens), 0) AS cached_prompt_tokens, sum(u.completion_tokens) AS completion_tokens, ${errors} AS errors, ${interrupted} AS interrupted
     FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
     GROUP BY u.created_at / ${dayMs}, u.organisation, u.key_id, u.model, k.prefix, k.last4, k.kind`;
