@@ -9,6 +9,8 @@ import { createQuantumServer } from '../src/create-server.js';
 export interface InProcessServer {
   app: FastifyInstance;
   origin: string;
+  /** The data directory the server's SQLite store is in (another instance may share it). */
+  dataDir: string;
   /** The test key printed on first start (organisation `default`, elite plan). */
   testKey: string;
   close(): Promise<void>;
@@ -34,6 +36,7 @@ export async function startInProcessServer(file: Record<string, unknown> = {}, e
   return {
     app,
     origin: `http://127.0.0.1:${port}`,
+    dataDir: config.dataDir,
     testKey,
     async close() {
       await app.close();
