@@ -248,6 +248,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
         plan: found.organisation.plan,
         kind: found.key.kind,
         ...(found.key.requireSignature ? { requireSignature: true } : {}),
+        ...(found.key.allowedModels !== null ? { allowedModels: found.key.allowedModels } : {}),
       };
       contexts.set(principal, {
         keyId: found.key.id,

@@ -11,6 +11,11 @@ export interface Principal {
   kind: ApiKeyKind;
   /** The key is only valid with a good `X-Service-Signature`. */
   requireSignature?: boolean;
+  /**
+   * The only models the key may use (its access control refuses the others); absent: every
+   * model its plan allows. The model list marks the others `available: false`.
+   */
+  allowedModels?: readonly string[];
 }
 
 /** What a chat request asks of the limits: tokens are reserved as `prompt + max_tokens`. */

@@ -214,12 +214,12 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   async function listModels(request: ChatHttpRequest, modelId?: string): Promise<ChatHttpResponse> {
     const principal = await authenticateRequest(request, new Uint8Array(0), authSettings, false);
     if (modelId === undefined) {
-      const data = registry!.list().map((model) => registry!.toModelObject(model, principal?.plan));
+      const data = registry!.list().map((model) => registry!.toModelObject(model, principal?.plan, principal?.allowedModels));
       return jsonResponse(200, {}, JSON.stringify({ object: 'list', data }));
     }
     const model = registry!.get(modelId);
     if (model === undefined) throw modelNotFoundError(modelId, registry!.list());
-    return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan)));
+    return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan, principal?.allowedModels)));
   }
 
   /** A chat completion, watched from arrival to settlement (logs, metrics, traces). */
