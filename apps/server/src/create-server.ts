@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http';
 import { createChatHandler, createMemoryReplayGuard, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
 import { applyRequestTimeout } from '@quantum-chat/core/node';
@@ -88,6 +89,9 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     return503OnClosing: false,
     // One access line per request, not two (see request-log.ts).
     logController: new OneLineRequestLog(),
+    // Fastify's own limit (100) answered a long admin path parameter with its own 414 body,
+    // before any hook checked the admin token. Node already bounds the request line.
+    routerOptions: { maxParamLength: maxHeaderSize },
   });
   if (logDestination !== undefined) app.addHook('onClose', async () => logDestination.close());
   // Headers and body within the request timeout, else 408 in the envelope and the connection
