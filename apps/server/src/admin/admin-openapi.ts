@@ -185,7 +185,8 @@ function adminPaths(): JsonObject {
       patch: operation({
         operationId: 'adminUpdateKey',
         summary: 'Change expiry, models and limits',
-        description: "Changes a key's expiry, the models it may use and its own limits; running servers apply it at once.",
+        description:
+          "Changes a key's expiry, the models it may use and its own limits; running servers apply it at once. A revoked key is 409 `key_revoked`; an expired key (its expiry passed, or rotated out) is 409 `key_expired`: it is never revived, clearing or postponing its expiry included. Create a new key instead.",
         parameters: [keyId],
         body: { schema: 'AdminUpdateKeyRequest', required: true },
         success: { status: 200, description: 'The key after the change.', schema: 'AdminApiKey' },

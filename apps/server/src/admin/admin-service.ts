@@ -106,6 +106,12 @@ export function createAdminService(options: AdminServiceOptions) {
     if (key.revoked) throw new AdminApiError('key_revoked', `The key ${key.id} is revoked; it cannot be ${verb}.`);
   }
 
+  /** An expired key (its own expiry, or rotated out) is never revived: a new key is made instead (decisions §9). */
+  function requireUnexpired(key: ApiKeyRecord): void {
+    if (keyStatus(key, now()) !== 'expired') return;
+    throw new AdminApiError('key_expired', `The key ${key.id} expired at ${new Date(key.expiresAt!).toISOString()}; an expired key stays expired: create a new key instead (POST /admin/v1/keys, or quantum-chat keys create).`);
+  }
+
   function futureTime(value: number | string | null | undefined, param: string): number | null | undefined {
     if (value === undefined || value === null) return value;
     const time = timeToMs(value);
@@ -219,7 +225,9 @@ export function createAdminService(options: AdminServiceOptions) {
       const request = body(updateKeyRequestSchema, input);
       const expiresAt = futureTime(request.expires_at, 'expires_at');
       const allowedModels = checkModels(request.allowed_models, 'allowed_models');
-      requireChangeable(await requireKey(id), 'changed');
+      const key = await requireKey(id);
+      requireChangeable(key, 'changed');
+      requireUnexpired(key);
       const change: KeyChange = {};
       if (expiresAt !== undefined) change.expiresAt = expiresAt;
       if (allowedModels !== undefined) change.allowedModels = allowedModels;
@@ -254,7 +262,7 @@ export function createAdminService(options: AdminServiceOptions) {
       const old = await requireKey(id);
       requireChangeable(old, 'rotated');
       const time = now();
-      if (keyStatus(old, time) === 'expired') throw new AdminApiError('key_expired', `The key ${old.id} expired at ${new Date(old.expiresAt!).toISOString()}; create a new key instead.`);
+      requireUnexpired(old);
       const overlapSeconds = request.overlap_seconds ?? defaultOverlapSeconds;
       const expiresAt = newExpiry === undefined ? old.expiresAt : newExpiry;
       const { key, record } = await issueApiKey(store, {
