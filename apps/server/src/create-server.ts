@@ -5,7 +5,7 @@ import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { withAdminApi } from './admin/admin-openapi.js';
+import { adminBasePath, withAdminApi } from './admin/admin-openapi.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
 import { createRedisReplayGuard } from './redis-replay-guard.js';
 import { createChatRequestLogging } from './chat-request-logging.js';
@@ -84,7 +84,8 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const app: FastifyInstance = Fastify({
     ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, redact, stream: logDestination } }),
     // The core's rule for `x-request-id`, so logs, the response header and settled records agree.
-    genReqId: (request) => resolveRequestId(request.headers, options.handlerOptions?.generateId),
+    // An admin request always gets our own: its audit row must name an id a client cannot choose.
+    genReqId: (request) => resolveRequestId(request.url?.startsWith(`${adminBasePath}/`) ? {} : request.headers, options.handlerOptions?.generateId),
     // Our drain hook answers 503 in the core's envelope instead of Fastify's own body.
     return503OnClosing: false,
     // One access line per request, not two (see request-log.ts).

@@ -103,6 +103,19 @@ function throttledError(waitMs: number): AdminApiError {
   });
 }
 
+/**
+ * The `x-request-id` the client sent (the first, at most 128 characters), read from the raw
+ * headers: the server hook has replaced the parsed one with our id, which an admin request
+ * always gets (see create-server.ts).
+ */
+function clientRequestId(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index]!.toLowerCase() === 'x-request-id') return raw[index + 1]!.slice(0, 128);
+  }
+  return undefined;
+}
+
 function storeUnavailable(cause: unknown): QuantumChatError {
   return new QuantumChatError('store_unavailable', 'The store did not answer; retry the request shortly.', { cause, headers: { 'retry-after': '1', 'retry-after-ms': '1000' } });
 }
@@ -152,7 +165,8 @@ export const adminApiRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (fas
       bodyLimit: adminBodyLimitBytes,
       handler: async (request, reply) => {
         const method = (request.method === 'HEAD' ? 'GET' : request.method) as keyof typeof operations;
-        const by: AdminActor = { actor: request.adminIdentity!.actor, requestId: request.id };
+        const sent = clientRequestId(request);
+        const by: AdminActor = { actor: request.adminIdentity!.actor, requestId: request.id, ...(sent !== undefined ? { clientRequestId: sent } : {}) };
         const result = await operations[method]!(options.service, { params: request.params as Params, query: request.query, body: request.body }, by);
         return reply.code(result.status).header('cache-control', 'no-store').send(result.body);
       },

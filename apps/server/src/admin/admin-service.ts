@@ -26,10 +26,12 @@ import { parseAdminInput } from './parse-admin-input.js';
 
 /** Who acts, for the audit log: never a secret. */
 export interface AdminActor {
-  /** `admin:<token id>` through the API, `cli:<system user>` from the CLI. */
+  /** `admin:<token id>` through the API, `cli:<system user>` from the CLI, `server:first-start` for what a first start seeds. */
   actor: string;
-  /** The admin API request's `x-request-id`. */
+  /** The admin API request's id: ours, the `x-request-id` its response carries. */
   requestId?: string;
+  /** The `x-request-id` the client sent, if any (at most 128 characters): kept apart from ours. */
+  clientRequestId?: string;
 }
 
 export interface AdminServiceOptions {
@@ -79,7 +81,7 @@ export function createAdminService(options: AdminServiceOptions) {
   const knownModels = new Set(options.modelIds);
 
   async function audit(by: AdminActor, action: string, subject: string | null, details: Record<string, unknown>): Promise<void> {
-    const entry = { at: now(), actor: by.actor, action, subject, details, requestId: by.requestId ?? null };
+    const entry = { at: now(), actor: by.actor, action, subject, details, requestId: by.requestId ?? null, clientRequestId: by.clientRequestId ?? null };
     try {
       await store.writeAudit(entry);
       options.onAudit?.(entry, true);
