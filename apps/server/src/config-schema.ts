@@ -79,6 +79,9 @@ const addedModelIdPattern = /^[A-Za-z0-9][\w.:/-]{0,127}$/;
 /** An admin token: long enough that guessing it is hopeless. */
 export const adminTokenSecret = z.string().min(24, 'an admin token needs at least 24 characters (openssl rand -hex 32 makes one)').max(512);
 
+/** The token `GET /metrics` asks for: long enough that guessing it is hopeless. */
+export const metricsTokenSecret = z.string().min(24, 'a metrics token needs at least 24 characters (openssl rand -hex 32 makes one)').max(512);
+
 /** The config file as written: every field optional, unknown fields refused (they are typos). */
 export const serverConfigFileSchema = z.strictObject({
   host: z.string().min(1).optional(),
@@ -113,6 +116,8 @@ export const serverConfigFileSchema = z.strictObject({
   requestTimeoutMs: milliseconds.optional(),
   /** `GET /metrics` in the Prometheus text format; on by default. */
   metrics: z.boolean().optional(),
+  /** `GET /metrics` then needs `Authorization: Bearer <token>`; open without it. `QUANTUM_CHAT_METRICS_TOKEN` wins. */
+  metricsToken: metricsTokenSecret.optional(),
   /** CORS for browsers on other origins; off unless set. */
   cors: z
     .strictObject({
@@ -207,6 +212,8 @@ export interface ServerConfig {
   keepAliveIntervalMs?: number;
   requestTimeoutMs: number;
   metrics: boolean;
+  /** The token `GET /metrics` needs (as a bearer token); none: it is open. */
+  metricsToken?: string;
   cors?: CorsSettings;
   overload: OverloadSettings | false;
   shutdownGraceMs: number;

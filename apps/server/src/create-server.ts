@@ -143,7 +143,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   if (config.overload !== false) await registerLoadShedding(app, config.overload);
   registerHealthRoute(app);
   registerReadyRoute(app, access && { store: access.store, limiter: access.limiter });
-  if (metrics !== undefined) registerMetricsRoute(app, metrics);
+  if (metrics !== undefined) registerMetricsRoute(app, metrics, config.metricsToken);
   if (access !== undefined) await registerAdminApi(app, config, { store: access.store, accessControl: access.accessControl, ...(options.now !== undefined ? { now: options.now } : {}) });
   else if (config.adminTokens.length > 0) app.log.warn('admin API off: it needs the server\'s own store (an accessControl was passed in)');
   await app.register(fastifyQuantumChat, { prefix: '/v1', handler: createChatHandler({ ...shared, streamFormat: 'quantum' }) });
