@@ -1,5 +1,6 @@
 import { builtinModels } from '@quantum-chat/core';
 import * as z from 'zod';
+import { defaultAdminTokenFailuresPerMinute } from './admin/admin-token-throttle.js';
 
 const milliseconds = z.int().min(0);
 const positiveMilliseconds = z.int().min(1);
@@ -162,6 +163,8 @@ export const serverConfigFileSchema = z.strictObject({
       });
     })
     .optional(),
+  /** Wrong admin tokens a client address may present within a minute before it waits out that minute (429); 10 by default. */
+  adminTokenFailuresPerMinute: z.int().min(1).max(1_000_000).optional(),
   reference: z
     .strictObject({
       firstTokenDelayMs: milliseconds.optional(),
@@ -221,6 +224,8 @@ export interface ServerConfig {
   requireSignatures: boolean;
   /** The admin API's tokens; none: the admin API is off (404). */
   adminTokens: { id: string; token: string }[];
+  /** Wrong admin tokens a client address may present within a minute before it gets 429. */
+  adminTokenFailuresPerMinute: number;
   reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
   /**
    * Every model the config names; built-in models not named use the reference engine. Ids other
@@ -260,6 +265,7 @@ export const defaultServerConfig: ServerConfig = {
   signingSecrets: [],
   requireSignatures: false,
   adminTokens: [],
+  adminTokenFailuresPerMinute: defaultAdminTokenFailuresPerMinute,
   reference: {},
   models: {},
 };

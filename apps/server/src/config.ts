@@ -110,6 +110,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     signingSecrets: [...(file.signingSecrets ?? defaults.signingSecrets)],
     requireSignatures: file.requireSignatures ?? defaults.requireSignatures,
     adminTokens: adminTokensOf(file, env),
+    adminTokenFailuresPerMinute: file.adminTokenFailuresPerMinute ?? defaults.adminTokenFailuresPerMinute,
     reference: { ...defaults.reference, ...file.reference },
     models: { ...defaults.models, ...file.models },
   };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { adminFailureLimit } from '../src/admin/admin-token-throttle.js';
+import { defaultAdminTokenFailuresPerMinute } from '../src/admin/admin-token-throttle.js';
 import { parseConfigFile, resolveConfig } from '../src/config.js';
 import { createQuantumServer } from '../src/create-server.js';
 import { adminTokens } from './admin-fixture-runner.js';
@@ -28,7 +28,7 @@ function adminRequest(origin: string, path: string, from: string, authorization?
   });
 }
 
-async function startLoggedServer() {
+async function startLoggedServer(file: Record<string, unknown> = {}) {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-throttle-'));
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -37,7 +37,7 @@ async function startLoggedServer() {
       done();
     },
   });
-  const config = resolveConfig(parseConfigFile({ dataDir: join(directory, 'data'), metrics: false, overload: false, adminTokens }), {});
+  const config = resolveConfig(parseConfigFile({ dataDir: join(directory, 'data'), metrics: false, overload: false, adminTokens, ...file }), {});
   const app = await createQuantumServer(config, { cwd: directory, env: {}, logger: pino({ level: 'info' }, sink) });
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
   onTestFinished(async () => {
@@ -51,10 +51,10 @@ describe('failed admin tokens', () => {
   it('should log each refused token as a warning without the token, and answer 429 with retry-after once an address has failed too often', async () => {
     const { origin, lines } = await startLoggedServer();
     const good = `Bearer ${adminTokens[0]!.token}`;
-    const guesses = Array.from({ length: adminFailureLimit }, (_, index) => `qc-admin-guess-${String(index).padStart(4, '0')}-7f3a9c1e5b`);
+    const guesses = Array.from({ length: defaultAdminTokenFailuresPerMinute }, (_, index) => `qc-admin-guess-${String(index).padStart(4, '0')}-7f3a9c1e5b`);
 
     // A missing token is no guess: refused, not counted.
-    for (let index = 0; index <= adminFailureLimit; index += 1) {
+    for (let index = 0; index <= defaultAdminTokenFailuresPerMinute; index += 1) {
       const missing = await adminRequest(origin, '/admin/v1/organisations', '127.0.0.2');
       expect(missing.body.error?.code).toBe('missing_admin_token');
     }
@@ -82,13 +82,23 @@ describe('failed admin tokens', () => {
 
     // One line per refused token, one when an address is throttled (not one per throttled request).
     const warnings = lines.filter((line) => line.msg === 'admin token refused');
-    expect(warnings).toHaveLength(adminFailureLimit + 1);
-    expect(lines.filter((line) => line.msg === 'admin token guesses throttled')).toEqual([expect.objectContaining({ level: 40, clientAddress: '127.0.0.2', failures: adminFailureLimit })]);
+    expect(warnings).toHaveLength(defaultAdminTokenFailuresPerMinute + 1);
+    expect(lines.filter((line) => line.msg === 'admin token guesses throttled')).toEqual([expect.objectContaining({ level: 40, clientAddress: '127.0.0.2', failures: defaultAdminTokenFailuresPerMinute })]);
     expect(warnings.every((line) => line.level === 40)).toBe(true);
     expect(warnings[0]).toMatchObject({ clientAddress: '127.0.0.2', reason: 'invalid_admin_token', path: '/admin/v1/organisations' });
     expect(warnings.at(-1)).toMatchObject({ clientAddress: '127.0.0.3' });
     const logged = JSON.stringify(lines);
     for (const guess of guesses) expect(logged).not.toContain(guess);
     expect(logged).not.toContain(adminTokens[0]!.token);
+  });
+
+  it('should throttle after as many wrong tokens a minute as adminTokenFailuresPerMinute says', async () => {
+    const { origin } = await startLoggedServer({ adminTokenFailuresPerMinute: 2 });
+    const wrong = 'Bearer qc-admin-wrong-token-000000000000';
+    expect((await adminRequest(origin, '/admin/v1/usage', '127.0.0.4', wrong)).status).toBe(401);
+    expect((await adminRequest(origin, '/admin/v1/usage', '127.0.0.4', wrong)).status).toBe(401);
+    const throttled = await adminRequest(origin, '/admin/v1/usage', '127.0.0.4', wrong);
+    expect(throttled.status).toBe(429);
+    expect(throttled.body.error?.code).toBe('too_many_failed_admin_tokens');
   });
 });

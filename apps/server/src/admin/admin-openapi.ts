@@ -35,7 +35,14 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const jsonContent = (schema: JsonObject) => ({ 'application/json': { schema } });
-const requestIdHeader = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+/** Unlike the chat API's, never the client's: its audit entry must name an id a client cannot choose. */
+const requestIdHeader = {
+  'x-request-id': {
+    required: true,
+    schema: { type: 'string', minLength: 1 },
+    description: "Our id of this admin request, always generated here (the audit log's `request_id`); an incoming `x-request-id` is not echoed but kept as `client_request_id`.",
+  },
+};
 
 /** The codes each status may carry on the admin API, the core's and its own. */
 const adminStatusCodes: Record<number, string[]> = {
@@ -288,7 +295,7 @@ export function withAdminApi(document: JsonObject, models: readonly string[]): J
           type: 'http',
           scheme: 'bearer',
           description:
-            'An admin token (the admin API only): the config\'s `adminToken` or `adminTokens`, or `QUANTUM_CHAT_ADMIN_TOKEN`. Without one configured the admin API is off and answers 404. A client address that presents 10 wrong tokens within a minute gets 429 `too_many_failed_admin_tokens` (with `retry-after`) for every admin request until that minute ends.',
+            'An admin token (the admin API only): the config\'s `adminToken` or `adminTokens`, or `QUANTUM_CHAT_ADMIN_TOKEN`. Without one configured the admin API is off and answers 404. A client address that presents 10 wrong tokens within a minute (`adminTokenFailuresPerMinute` in the config) gets 429 `too_many_failed_admin_tokens` (with `retry-after`) for every admin request until that minute ends.',
         },
       },
       schemas: { ...(components.schemas as JsonObject), ...adminSchemas(models) },

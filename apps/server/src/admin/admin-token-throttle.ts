@@ -1,8 +1,8 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 
-/** Wrong admin tokens one client address may present per window before it is throttled. */
-export const adminFailureLimit = 10;
-/** The window of `adminFailureLimit`, and the longest an address waits. */
+/** Wrong admin tokens one client address may present per window before it is throttled, unless the config says otherwise. */
+export const defaultAdminTokenFailuresPerMinute = 10;
+/** The window of the limit, and the longest an address waits. */
 export const adminFailureWindowSeconds = 60;
 
 /** What counting a wrong token found. */
@@ -15,24 +15,24 @@ export interface AdminTokenFailure {
 
 /**
  * Counts wrong admin tokens per client address (in this process): an address that reaches
- * `adminFailureLimit` within `adminFailureWindowSeconds` gets 429 for every admin request,
- * the right token included, until its window ends — a guess must not learn that it was right.
+ * `limit` within `adminFailureWindowSeconds` gets 429 for every admin request, the right
+ * token included, until its window ends — a guess must not learn that it was right.
  *
  * @example
- * const throttle = createAdminTokenThrottle();
+ * const throttle = createAdminTokenThrottle(config.adminTokenFailuresPerMinute);
  * const waitMs = await throttle.throttledFor(request.ip);
  */
-export function createAdminTokenThrottle() {
-  const failed = new RateLimiterMemory({ points: adminFailureLimit, duration: adminFailureWindowSeconds });
+export function createAdminTokenThrottle(limit = defaultAdminTokenFailuresPerMinute) {
+  const failed = new RateLimiterMemory({ points: limit, duration: adminFailureWindowSeconds });
   return {
     /** How long the address must still wait (ms), or undefined when it may try. */
     async throttledFor(address: string): Promise<number | undefined> {
       const state = await failed.get(address);
-      return state !== null && state.consumedPoints >= adminFailureLimit ? Math.max(state.msBeforeNext, 1) : undefined;
+      return state !== null && state.consumedPoints >= limit ? Math.max(state.msBeforeNext, 1) : undefined;
     },
     async fail(address: string): Promise<AdminTokenFailure> {
       const state = await failed.penalty(address, 1);
-      return { failures: state.consumedPoints, throttledNow: state.consumedPoints === adminFailureLimit };
+      return { failures: state.consumedPoints, throttledNow: state.consumedPoints === limit };
     },
   };
 }

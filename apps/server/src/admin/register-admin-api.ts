@@ -35,7 +35,7 @@ export async function registerAdminApi(app: FastifyInstance, config: ServerConfi
       else app.log.error({ err: error, audit: entry }, 'admin action not written to the audit log');
     },
   });
-  await app.register(adminApiRoutes, { prefix: adminBasePath, service, verifyToken: createAdminTokenVerifier(config.adminTokens), throttle: createAdminTokenThrottle() });
+  await app.register(adminApiRoutes, { prefix: adminBasePath, service, verifyToken: createAdminTokenVerifier(config.adminTokens), throttle: createAdminTokenThrottle(config.adminTokenFailuresPerMinute) });
   app.log.info({ tokens: config.adminTokens.map((token) => token.id) }, `admin API on at ${adminBasePath}`);
   return true;
 }
