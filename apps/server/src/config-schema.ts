@@ -224,8 +224,8 @@ export interface ServerConfig {
   requireSignatures: boolean;
   /** The admin API's tokens; none: the admin API is off (404). */
   adminTokens: { id: string; token: string }[];
-  /** Wrong admin tokens a client address may present within a minute before it gets 429. */
-  adminTokenFailuresPerMinute: number;
+  /** Wrong admin tokens a client address may present within a minute before it gets 429; 10 when absent. */
+  adminTokenFailuresPerMinute?: number;
   reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
   /**
    * Every model the config names; built-in models not named use the reference engine. Ids other
