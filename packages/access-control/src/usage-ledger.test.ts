@@ -15,12 +15,12 @@ afterEach(async () => {
 function open(options: Partial<Parameters<typeof createUsageLedger>[0]> = {}) {
   const inner = createMemoryKeyStore();
   const flaky = createFlakyStore(inner);
-  const ledger = createUsageLedger({ store: flaky.store, flushIntervalMs: 60_000, ...options });
+  const ledger = createUsageLedger({ store: flaky.store, flushIntervalMs: 60_000, durable: false, ...options });
   ledgers.push(ledger);
   return { inner, flaky, ledger };
 }
 
-describe('createUsageLedger', () => {
+describe('createUsageLedger, buffered', () => {
   it('should write many settled requests in one batch', async () => {
     const { inner, flaky, ledger } = open();
     for (let index = 0; index < 50; index++) ledger.begin(base(`u${index}`)).settle(done);
@@ -80,5 +80,57 @@ describe('createUsageLedger', () => {
     const deadline = Date.now() + 5000;
     while ((await inner.listUsage({ organisation: 'acme' })).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await inner.listUsage({ organisation: 'acme' })).toHaveLength(1);
+  });
+});
+
+describe('createUsageLedger, durable (group commit)', () => {
+  it('should resolve a settle only once its row is in the store', async () => {
+    const { inner, ledger } = open({ durable: true });
+    const settled = ledger.begin(base('a')).settle(done);
+    expect(ledger.pending).toBe(1);
+    await settled;
+    expect(ledger.pending).toBe(0);
+    expect(await inner.listUsage({ organisation: 'acme' })).toMatchObject([{ usageId: 'a', settled: true, completionTokens: 5 }]);
+  });
+
+  it('should write the rows of requests settling together in one write', async () => {
+    const { inner, flaky, ledger } = open({ durable: true });
+    await Promise.all(Array.from({ length: 40 }, (_, index) => ledger.begin(base(`g${index}`)).settle(done)));
+    expect(flaky.calls.writeUsage).toBe(1);
+    expect(await inner.listUsage({ organisation: 'acme' })).toHaveLength(40);
+  });
+
+  it('should let rows settling while a write is in the store join the next write', async () => {
+    const { flaky, ledger } = open({ durable: true });
+    flaky.set('hung');
+    const first = ledger.begin(base('first')).settle(done);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(flaky.calls.writeUsage).toBe(1);
+    const later = Array.from({ length: 10 }, (_, index) => ledger.begin(base(`later${index}`)).settle(done));
+    expect(flaky.calls.writeUsage).toBe(1);
+    // The hung write never ends: each waits for it, then is refused at its deadline.
+    void first.catch(() => undefined);
+    for (const settle of later) void settle.catch(() => undefined);
+  });
+
+  it('should refuse a settle whose row the store did not take in time, keep the row, and write it once the store is back', async () => {
+    const { inner, flaky, ledger } = open({ durable: true, commitTimeoutMs: 50 });
+    flaky.set('down');
+    const error = await ledger.begin(base('late')).settle(done).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'store_unavailable', status: 503 });
+    expect(ledger.pending).toBe(1);
+    flaky.set('up');
+    await ledger.flush();
+    expect(await inner.listUsage({ organisation: 'acme' })).toMatchObject([{ usageId: 'late', settled: true, completionTokens: 5, interrupted: true }]);
+  });
+
+  it('should retry by itself after a failed write, before the flush interval, and resolve the waiting settle', async () => {
+    const { inner, flaky, ledger } = open({ durable: true, commitTimeoutMs: 5000 });
+    flaky.set('down');
+    const settled = ledger.begin(base('retried')).settle(done);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    flaky.set('up');
+    await settled;
+    expect(await inner.listUsage({ organisation: 'acme' })).toMatchObject([{ usageId: 'retried', settled: true, interrupted: false }]);
   });
 });

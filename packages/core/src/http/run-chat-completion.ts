@@ -36,8 +36,12 @@ export interface RunSettings {
    * 0 or less: never.
    */
   stallTimeoutMs?: number;
-  /** Called once with how the request ended, to settle quota and log. */
-  onSettled(outcome: RunOutcome): void;
+  /**
+   * Called once with how the request ended, to settle quota and log. A promise: the answer is
+   * acknowledged only once it resolves (a durable usage row); for a finished request the last
+   * bytes wait for it, and its rejection fails the answer.
+   */
+  onSettled(outcome: RunOutcome): void | Promise<void>;
   /** Given, once the engine starts, a reader of the tokens produced so far (see `Admission.track`). */
   track?: ((read: () => AdmissionProgress) => void) | undefined;
   /** A stream's engine produced its first event: its frames follow. */
@@ -250,7 +254,8 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
   }
   // An engine that finished although its client had left: the answer reaches nobody.
   const left = settings.client.closed;
-  settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
+  const acknowledged = settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
+  if (acknowledged !== undefined) await acknowledged;
   return encodeCompletionBody({
     id: completionId,
     created: settings.createdSeconds,
@@ -371,10 +376,10 @@ function startFrames(
   }
 
   let settled = false;
-  const settle = (interrupted: boolean) => {
+  const settle = (interrupted: boolean): void | Promise<void> => {
     if (settled) return;
     settled = true;
-    settings.onSettled(progress.outcome(200, interrupted));
+    return settings.onSettled(progress.outcome(200, interrupted));
   };
 
   // A client that leaves settles the request at once, even while nobody pulls a frame (the
@@ -394,6 +399,12 @@ function startFrames(
         return framesOf(event);
       },
       isLast: (event) => event.type === 'finish',
+      beforeLast(event) {
+        // The finish, usage and [DONE] frames acknowledge the answer: they wait for its settle.
+        progress.observe(event);
+        run.markFinished();
+        return settle(false);
+      },
       onFirstFrame: settings.onFirstToken,
       onFinished() {
         run.markFinished();
