@@ -41,8 +41,8 @@ export interface RunningUsage {
   /**
    * Its final row. Durable ledger: resolves once the row is committed; rejects with 503
    * `store_unavailable` when the store has not taken it within `commitTimeoutMs` (the row is
-   * then marked interrupted and still retried). Buffered: resolves at once, the row is
-   * written at the next flush.
+   * still retried, marked interrupted unless its write was already under way). Buffered:
+   * resolves at once, the row is written at the next flush.
    */
   settle(final: FinalUsage): Promise<void>;
 }
