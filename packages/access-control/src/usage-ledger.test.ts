@@ -100,17 +100,23 @@ describe('createUsageLedger, durable (group commit)', () => {
     expect(await inner.listUsage({ organisation: 'acme' })).toHaveLength(40);
   });
 
-  it('should let rows settling while a write is in the store join the next write', async () => {
-    const { flaky, ledger } = open({ durable: true });
+  it('should hold at most maxWritesInFlight writes in the store; rows settling meanwhile wait, then go together', async () => {
+    const { inner, flaky, ledger } = open({ durable: true, maxWritesInFlight: 2 });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
     flaky.set('hung');
-    const first = ledger.begin(base('first')).settle(done);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(flaky.calls.writeUsage).toBe(1);
+    const hung = [ledger.begin(base('first')).settle(done)];
+    await turn();
+    hung.push(ledger.begin(base('second')).settle(done));
+    await turn();
+    expect(flaky.calls.writeUsage).toBe(2);
+    flaky.set('up');
     const later = Array.from({ length: 10 }, (_, index) => ledger.begin(base(`later${index}`)).settle(done));
-    expect(flaky.calls.writeUsage).toBe(1);
-    // The hung write never ends: each waits for it, then is refused at its deadline.
-    void first.catch(() => undefined);
-    for (const settle of later) void settle.catch(() => undefined);
+    await turn();
+    // Both slots are taken by the hung writes: the ten wait.
+    expect(flaky.calls.writeUsage).toBe(2);
+    expect(ledger.pending).toBe(12);
+    for (const settle of [...hung, ...later]) void settle.catch(() => undefined);
+    expect((await inner.listUsage({ organisation: 'acme' })).length).toBe(0);
   });
 
   it('should refuse a settle whose row the store did not take in time, keep the row, and write it once the store is back', async () => {

@@ -23,6 +23,8 @@ export interface UsageLedgerOptions {
   abandonedAfterMs?: number;
   /** The most rows in one write; 1,000 by default. */
   maxBatch?: number;
+  /** The most writes in the store at once (rows settling meanwhile wait and go together); 4 by default. */
+  maxWritesInFlight?: number;
   now?: () => number;
   /** Reporting only: a write that failed (it is retried). */
   onWriteError?: (error: unknown, pending: number) => void;
@@ -74,6 +76,17 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
+/**
+ * Rows sorted by the day they charge, then by usage id (stable: a progress row stays before its
+ * settled row): concurrent writes then take their row locks in one order, so they never deadlock.
+ */
+function inLockOrder(first: UsageRecord, second: UsageRecord): number {
+  const a = first.daily?.bucket ?? '';
+  const b = second.daily?.bucket ?? '';
+  if (a !== b) return a < b ? -1 : 1;
+  return first.usageId < second.usageId ? -1 : first.usageId > second.usageId ? 1 : 0;
+}
+
 function notRecordedError(cause?: unknown): QuantumChatError {
   return new QuantumChatError('store_unavailable', 'The usage of this request could not be recorded in time, so its answer is withheld; retry the request shortly.', {
     ...(cause !== undefined ? { cause } : {}),
@@ -104,19 +117,21 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   const maxBuffered = options.maxBufferedRecords ?? 100_000;
   const abandonedAfterMs = options.abandonedAfterMs ?? 30_000;
   const maxBatch = options.maxBatch ?? 1000;
+  const maxWritesInFlight = options.maxWritesInFlight ?? 4;
   // Insertion-ordered: the oldest settled rows go first, and are dropped first when full.
   const settled = new Map<string, UsageRecord>();
   // Insertion-ordered too, so the first one has the earliest deadline.
   const waiters = new Map<string, Waiter>();
   const running = new Map<string, Running>();
-  /** Settled rows in the write now in the store: a late change to them would not be written. */
-  const inFlight = new Set<string>();
+  /** Settled rows in a write now in the store: a late change to them would not be written. */
+  const claimed = new Set<string>();
+  const writes = new Set<Promise<void>>();
   let dropped = 0;
   let failing = false;
   let failures = 0;
-  let writing: Promise<void> | undefined;
-  let writeAgain = false;
-  let progressDue = false;
+  let ticking: Promise<void> | undefined;
+  /** Rows settled while `maxWritesInFlight` writes were in the store: they go as soon as one ends. */
+  let groupWaiting = false;
   let commitScheduled = false;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
@@ -149,31 +164,67 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     return rows;
   }
 
-  async function writeBatches(withProgress: boolean): Promise<void> {
-    // Progress rows first: a request that settles meanwhile is in `settled` and wins (written later in the same batch).
-    const rows = withProgress ? [...progressRows(), ...settled.values()] : [...settled.values()];
+  const sweepDue = () => now() - lastSweep >= abandonedAfterMs / 3;
+
+  async function writeRows(rows: UsageRecord[], withProgress: boolean): Promise<void> {
     for (let start = 0; start < rows.length; start += maxBatch) {
       const batch = rows.slice(start, start + maxBatch);
-      for (const row of batch) if (row.settled) inFlight.add(row.usageId);
-      try {
-        await store.writeUsage(batch);
-      } finally {
-        inFlight.clear();
-      }
+      await store.writeUsage(batch);
       for (const row of batch) {
         if (!row.settled || settled.get(row.usageId) !== row) continue;
         settled.delete(row.usageId);
         release(row.usageId);
       }
     }
-    if (failing) {
-      failing = false;
-      options.onRecovered?.(rows.length);
-    }
-    if (withProgress && now() - lastSweep >= abandonedAfterMs / 3) {
+    if (withProgress && sweepDue()) {
       lastSweep = now();
       await store.settleAbandonedUsage(now() - abandonedAfterMs);
     }
+  }
+
+  /**
+   * One write of every settled row no other write holds (and, from the timer, of the running
+   * requests' progress). Up to `maxWritesInFlight` run at once: the store never waits for this
+   * process to notice that the previous one ended. Never rejects: a failed write's rows stay.
+   */
+  function startWrite(withProgress: boolean): Promise<void> {
+    // Progress rows first: a request that settles meanwhile is in `settled` and wins (written later in the same batch).
+    const rows = withProgress ? progressRows() : [];
+    for (const row of settled.values()) if (!claimed.has(row.usageId)) rows.push(row);
+    if (rows.length === 0 && !(withProgress && sweepDue())) return Promise.resolve();
+    const mine: string[] = [];
+    for (const row of rows) {
+      if (!row.settled) continue;
+      claimed.add(row.usageId);
+      mine.push(row.usageId);
+    }
+    rows.sort(inLockOrder);
+    const write = writeRows(rows, withProgress)
+      .then(
+        () => {
+          failures = 0;
+          if (failing) {
+            failing = false;
+            options.onRecovered?.(rows.length);
+          }
+        },
+        (error: unknown) => {
+          failing = true;
+          failures++;
+          options.onWriteError?.(error, settled.size);
+          scheduleRetry();
+        },
+      )
+      .finally(() => {
+        for (const usageId of mine) claimed.delete(usageId);
+        writes.delete(write);
+        if (groupWaiting && retryTimer === undefined) {
+          groupWaiting = false;
+          void startWrite(false);
+        }
+      });
+    writes.add(write);
+    return write;
   }
 
   /** Durable: a failed write is retried soon (backing off up to the flush interval), not at the next tick. */
@@ -182,59 +233,27 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     retryTimer = setTimeout(
       () => {
         retryTimer = undefined;
-        void write(false);
+        void startWrite(false);
       },
       Math.min(flushIntervalMs, 10 * 2 ** Math.min(failures, 6)),
     );
     retryTimer.unref();
   }
 
-  /**
-   * One write in the store at a time: whatever settles meanwhile joins the next one, which
-   * starts as soon as this one ends. That is the group commit.
-   */
-  function write(withProgress: boolean): Promise<void> {
-    if (withProgress) progressDue = true;
-    if (writing !== undefined) {
-      writeAgain = true;
-      return writing;
-    }
-    writing = (async () => {
-      do {
-        writeAgain = false;
-        const progress = progressDue;
-        progressDue = false;
-        if (!progress && settled.size === 0) continue;
-        try {
-          await writeBatches(progress);
-          failures = 0;
-        } catch (error) {
-          failing = true;
-          failures++;
-          options.onWriteError?.(error, settled.size);
-          scheduleRetry();
-          return;
-        }
-      } while (writeAgain);
-    })().finally(() => {
-      writing = undefined;
-    });
-    return writing;
-  }
-
-  /** The rows settling in this turn of the event loop go together (or with the next write, if one is in the store). */
+  /** The rows settling in this turn of the event loop go together (or with the next write, if `maxWritesInFlight` are in the store). */
   function scheduleCommit(): void {
-    if (writing !== undefined) {
-      writeAgain = true;
-      return;
-    }
     // While the store fails, the retry timer writes them: no write per request against a dead store.
     if (commitScheduled || retryTimer !== undefined) return;
     commitScheduled = true;
     setImmediate(() => {
       commitScheduled = false;
-      void write(false);
+      if (writes.size < maxWritesInFlight) void startWrite(false);
+      else groupWaiting = true;
     });
+  }
+
+  function flush(): Promise<void> {
+    return Promise.all(writes).then(() => startWrite(true));
   }
 
   /** Rejects the settles that waited longer than `commitTimeoutMs`; one timer, for the oldest. */
@@ -252,14 +271,18 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
       if (waiter.deadline > time) break;
       // Produced but not acknowledged: billed like an answer cut short, when the store is back.
       const record = settled.get(usageId);
-      if (record !== undefined && !inFlight.has(usageId)) settled.set(usageId, { ...record, interrupted: true });
+      if (record !== undefined && !claimed.has(usageId)) settled.set(usageId, { ...record, interrupted: true });
       release(usageId, notRecordedError());
     }
     armDeadline();
   }
 
   const timer = setInterval(() => {
-    if (settled.size > 0 || running.size > 0 || now() - lastSweep >= abandonedAfterMs / 3) void write(true);
+    if (ticking === undefined && (settled.size > 0 || running.size > 0 || sweepDue())) {
+      ticking = startWrite(true).finally(() => {
+        ticking = undefined;
+      });
+    }
   }, flushIntervalMs);
   timer.unref();
 
@@ -288,7 +311,7 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
         },
       };
     },
-    flush: () => write(true),
+    flush,
     get pending() {
       return settled.size;
     },
@@ -301,10 +324,7 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
       retryTimer = undefined;
       let timeout: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        (async () => {
-          await writing;
-          await write(true);
-        })(),
+        flush(),
         new Promise((resolve) => (timeout = setTimeout(resolve, timeoutMs))),
       ]);
       clearTimeout(timeout);
