@@ -23,7 +23,7 @@ export interface UsageLedgerOptions {
   abandonedAfterMs?: number;
   /** The most rows in one write; 1,000 by default. */
   maxBatch?: number;
-  /** The most writes in the store at once (rows settling meanwhile wait and go together); 4 by default. */
+  /** The most writes in the store at once (rows settling meanwhile wait and go together); 2 by default: one being written, the next one queued behind it. */
   maxWritesInFlight?: number;
   now?: () => number;
   /** Reporting only: a write that failed (it is retried). */
@@ -117,7 +117,7 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   const maxBuffered = options.maxBufferedRecords ?? 100_000;
   const abandonedAfterMs = options.abandonedAfterMs ?? 30_000;
   const maxBatch = options.maxBatch ?? 1000;
-  const maxWritesInFlight = options.maxWritesInFlight ?? 4;
+  const maxWritesInFlight = options.maxWritesInFlight ?? 2;
   // Insertion-ordered: the oldest settled rows go first, and are dropped first when full.
   const settled = new Map<string, UsageRecord>();
   // Insertion-ordered too, so the first one has the earliest deadline.
