@@ -23,7 +23,7 @@ function open(options: Partial<Parameters<typeof createUsageLedger>[0]> = {}) {
 describe('createUsageLedger, buffered', () => {
   it('should write many settled requests in one batch', async () => {
     const { inner, flaky, ledger } = open();
-    for (let index = 0; index < 50; index++) ledger.begin(base(`u${index}`)).settle(done);
+    for (let index = 0; index < 50; index++) void ledger.begin(base(`u${index}`)).settle(done);
     expect(ledger.pending).toBe(50);
     await ledger.flush();
     expect(flaky.calls.writeUsage).toBe(1);
@@ -34,10 +34,10 @@ describe('createUsageLedger, buffered', () => {
   it('should keep rows while the store is down and write each exactly once when it is back', async () => {
     const errors: unknown[] = [];
     const { inner, flaky, ledger } = open({ onWriteError: (error) => errors.push(error) });
-    ledger.begin(base('a')).settle(done);
+    void ledger.begin(base('a')).settle(done);
     flaky.set('down');
     await ledger.flush();
-    ledger.begin(base('b')).settle(done);
+    void ledger.begin(base('b')).settle(done);
     await ledger.flush();
     expect(errors).toHaveLength(2);
     expect(ledger.pending).toBe(2);
@@ -51,7 +51,7 @@ describe('createUsageLedger, buffered', () => {
     const drops: number[] = [];
     const { inner, flaky, ledger } = open({ maxBufferedRecords: 3, onDropped: (_count, total) => drops.push(total) });
     flaky.set('down');
-    for (const id of ['a', 'b', 'c', 'd', 'e']) ledger.begin(base(id)).settle(done);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) void ledger.begin(base(id)).settle(done);
     expect(ledger.dropped).toBe(2);
     expect(drops).toEqual([1, 2]);
     flaky.set('up');
@@ -69,14 +69,14 @@ describe('createUsageLedger, buffered', () => {
     produced = 9;
     await ledger.flush();
     expect((await inner.listUsage({ organisation: 'acme' }))[0]).toMatchObject({ completionTokens: 9, settled: false });
-    running.settle({ ...done, completionTokens: 12 });
+    void running.settle({ ...done, completionTokens: 12 });
     await ledger.flush();
     expect((await inner.listUsage({ organisation: 'acme' }))[0]).toMatchObject({ completionTokens: 12, settled: true, interrupted: false });
   });
 
   it('should flush by itself every interval', async () => {
     const { inner, ledger } = open({ flushIntervalMs: 20 });
-    ledger.begin(base('t')).settle(done);
+    void ledger.begin(base('t')).settle(done);
     const deadline = Date.now() + 5000;
     while ((await inner.listUsage({ organisation: 'acme' })).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await inner.listUsage({ organisation: 'acme' })).toHaveLength(1);

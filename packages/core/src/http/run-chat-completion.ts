@@ -247,7 +247,8 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     if (finish === undefined) throw engineEndedEarly();
   } catch (thrown) {
     const error = explainFailure(settings, thrown);
-    settings.onSettled(progress.outcome(failureStatus(settings, error), true));
+    // A failed run acknowledges nothing: its settle runs beside the error.
+    void settings.onSettled(progress.outcome(failureStatus(settings, error), true));
     throw settings.client.closed ? new ClientClosedError(error) : error;
   } finally {
     run.stop();
@@ -292,7 +293,7 @@ export function runToStream(settings: RunSettings): Promise<AsyncIterableIterato
   const failed = (thrown: unknown): never => {
     run.stop();
     const error = explainFailure(settings, thrown);
-    settings.onSettled(progress.outcome(failureStatus(settings, error), true));
+    void settings.onSettled(progress.outcome(failureStatus(settings, error), true));
     throw settings.client.closed ? new ClientClosedError(error) : error;
   };
   const keepAliveMs = settings.keepAliveIntervalMs;
@@ -385,7 +386,7 @@ function startFrames(
   // A client that leaves settles the request at once, even while nobody pulls a frame (the
   // host waits for `drain`, or has not started reading the stream yet).
   const onClientGone = () => {
-    settle(true);
+    void settle(true);
     run.stop();
   };
   const unwatchClient = settings.client.onClose(onClientGone);
@@ -408,15 +409,15 @@ function startFrames(
       onFirstFrame: settings.onFirstToken,
       onFinished() {
         run.markFinished();
-        settle(false);
+        void settle(false);
       },
       failure(error) {
-        settle(true);
+        void settle(true);
         // The client that left cannot read an error frame; anyone else gets one.
         return settings.client.closed ? undefined : encoder.error(toErrorEnvelope(explainFailure(settings, error)));
       },
       onStalled(error) {
-        settle(true);
+        void settle(true);
         run.stop(error);
         // The host may be parked on a full socket: only closing the connection frees it.
         try {
@@ -429,7 +430,7 @@ function startFrames(
         unwatchClient();
         // Also reached when a host stops before reading one frame (the client left right
         // after the headers).
-        settle(true);
+        void settle(true);
         run.stop();
       },
     },

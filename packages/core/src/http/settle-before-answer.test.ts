@@ -44,8 +44,8 @@ const post = (stream: boolean) =>
     body: JSON.stringify({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }], stream, stream_options: stream ? { include_usage: true } : undefined }),
   });
 
-const turns = async (count = 20) => {
-  for (let index = 0; index < count; index++) await new Promise((resolve) => setImmediate(resolve));
+const turns = async (count = 10) => {
+  for (let index = 0; index < count; index++) await new Promise((resolve) => setTimeout(resolve, 0));
 };
 
 /** Reads a body until it ends or nothing more comes for a few turns (a pending read is kept for the next call). */
