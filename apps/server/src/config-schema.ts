@@ -96,8 +96,15 @@ export const serverConfigFileSchema = z.strictObject({
     .strictObject({
       /** The most a key lookup waits on the store before 503 store_unavailable (cached keys keep working); default 1000. */
       timeoutMs: z.int().min(1).max(60_000).optional(),
-      /** How often usage rows are written, running requests included; default 500. */
+      /** How often running requests' progress rows are written; default 500. */
       usageFlushIntervalMs: z.int().min(10).max(60_000).optional(),
+      /**
+       * "durable" (default): an answer is acknowledged only once its usage row is committed (group
+       * commit). "buffered": settled rows wait for the next flush, and a crash loses them (for comparison only).
+       */
+      usageWrites: z.enum(['durable', 'buffered']).optional(),
+      /** Durable writes: the most an answer waits for its usage row before it becomes 503 store_unavailable; default 3000. */
+      usageCommitTimeoutMs: z.int().min(10).max(60_000).optional(),
       /** Running rows not written for this long belong to a dead instance and are settled from their last count; default 30000. */
       abandonedAfterMs: z.int().min(100).optional(),
     })
@@ -209,7 +216,7 @@ export interface ServerConfig {
   ownedBy?: string;
   dataDir: string;
   databaseUrl?: string;
-  store: { timeoutMs?: number; usageFlushIntervalMs?: number; abandonedAfterMs?: number };
+  store: { timeoutMs?: number; usageFlushIntervalMs?: number; usageWrites?: 'durable' | 'buffered'; usageCommitTimeoutMs?: number; abandonedAfterMs?: number };
   redisUrl?: string;
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;

@@ -64,6 +64,14 @@ export interface Admission {
   headers: Record<string, string>;
   settle(outcome: AdmissionOutcome): void | Promise<void>;
   /**
+   * true: an answer is acknowledged only once `settle` resolved (its usage is durable): the
+   * handler settles a finished request before it hands out the last bytes of a JSON body, or a
+   * stream's finish, usage and `[DONE]` frames; a rejection becomes the request's error (a JSON
+   * answer) or its error frame (a stream). Otherwise (default) `settle` runs beside the answer
+   * and its failures are only reported.
+   */
+  settleBeforeAnswer?: boolean;
+  /**
    * Called once the engine starts, with a reader of the tokens produced so far: an access
    * control that writes running requests down (so that a crash of the instance still bills
    * what was produced) calls it now and then until `settle`. Reading counts tokens: not per event.
