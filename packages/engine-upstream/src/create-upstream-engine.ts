@@ -4,7 +4,9 @@ import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
 import { createDeadline } from './create-deadline.js';
 import { createDeploymentPool, type DeploymentPool } from './deployment-pool.js';
+import { cappedBodyReader, readCappedText } from './read-capped-body.js';
 import { readUpstreamEvents } from './read-upstream-events.js';
+import { relayBudgetCharacters } from './relay-budget.js';
 import { retryDelayMs, sleep } from './retry-delay.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
 import {
@@ -19,6 +21,7 @@ import {
   type UsageReplacement,
 } from './upstream-engine-options.js';
 import { failureFromNetwork, failureFromStatus } from './upstream-failure.js';
+import { resolveUpstreamLimits } from './upstream-limits.js';
 import { toUpstreamRequestBody } from './upstream-request-body.js';
 import { fetchTransport, undiciTransport, type SendUpstream } from './upstream-transport.js';
 
@@ -89,6 +92,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   const reasoningMode = options.reasoning ?? 'auto';
   const passThrough = options.passThrough ?? 'none';
   const retry = options.retry ?? {};
+  const limits = resolveUpstreamLimits(options.limits);
   // undici's own header and body timeouts are off: ours know first token from idle, and say so.
   // One dispatcher for the engine's life: its pools (one per origin) keep connections alive between requests.
   let dispatcher = options.dispatcher;
@@ -132,6 +136,8 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         countTokens: countApproximateTokens,
         countPromptTokens: () => countApproximatePromptTokens(request),
         maxTokens: request.maxTokens,
+        relayBudget: relayBudgetCharacters(request.maxTokens),
+        maxToolArgumentsLength: limits.maxToolArgumentsLength,
         onUsageReplaced: (reasons, reported, used) => reportUsageReplaced({ requestId: context.requestId, model: target.model, reported: reportedCounts(reported), used, reasons }),
       });
       let responded = false;
@@ -159,11 +165,14 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         });
         responded = true;
         status = response.status;
-        if (!response.ok) throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(await response.text()))?.message);
+        if (!response.ok) {
+          const errorBody = await readCappedText(response.body(), limits.maxErrorBodyBytes, { truncate: true });
+          throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(errorBody))?.message);
+        }
         const contentType = response.headers.get('content-type') ?? '';
         if (contentType.includes('json')) {
           // A runtime that ignored `stream: true` answered with one whole completion.
-          for (const event of handleWhole(await response.text(), mapper)) {
+          for (const event of handleWhole(await readCappedText(response.body(), limits.maxResponseBytes), mapper)) {
             if (event.type === 'finish') finish = event;
             yielded = true;
             yield event;
@@ -174,7 +183,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         if (body === null) {
           throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
         }
-        const events = readUpstreamEvents(body, {
+        const events = readUpstreamEvents(cappedBodyReader(body, limits.maxResponseBytes), {
           // Before the first token only the first-token timer runs; after it, the idle timer.
           waitStarted: () => {
             if (mapper.started()) deadline.arm(idleTimeoutMs, idleTimeout);
@@ -183,7 +192,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
             if (mapper.started()) deadline.clear();
           },
           drainOnExit: () => done,
-        });
+        }, limits.maxEventLength);
         batches: for await (const batch of events) {
           for (const event of batch) {
             const wasStarted = mapper.started();
@@ -200,9 +209,11 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
               yielded = true;
               yield mappedEvent;
             }
+            // Past max_tokens by our count (with a margin): the rest is not read, the answer ends with `length`.
+            if (mapper.cut()) break batches;
           }
         }
-        if (!done && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
+        if (!done && !mapper.cut() && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
         for (const event of mapper.end()) {
           if (event.type === 'finish') finish = event;
           yielded = true;

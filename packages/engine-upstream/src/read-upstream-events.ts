@@ -1,4 +1,4 @@
-import { createSseDecoder, type SseEvent } from '@quantum-chat/core';
+import { createSseDecoder, QuantumChatError, SseEventTooLongError, type SseEvent } from '@quantum-chat/core';
 import type { UpstreamBodyReader } from './upstream-transport.js';
 
 /** Marks the phases of reading, so timers run only while we wait on the upstream. */
@@ -32,6 +32,16 @@ function drain(reader: UpstreamBodyReader): void {
   })();
 }
 
+/** Feeds the decoder; a line or event past the limit is the upstream's fault (502). */
+function feed(decoder: ReturnType<typeof createSseDecoder>, bytes: Uint8Array): void {
+  try {
+    decoder.feed(bytes);
+  } catch (error) {
+    if (error instanceof SseEventTooLongError) throw new QuantumChatError('upstream_error', `The model server sent ${error.kind === 'line' ? 'a line' : 'an event'} longer than ${error.limit} characters.`);
+    throw error;
+  }
+}
+
 /**
  * Yields the server-sent events of an upstream body as they are decoded, in batches: all the
  * events one read brought (an upstream that writes fast packs hundreds into a read), so the
@@ -41,9 +51,9 @@ function drain(reader: UpstreamBodyReader): void {
  * event at EOF is dropped (WHATWG), which the caller sees as a stream that ended without
  * finishing.
  */
-export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: WaitHooks): AsyncGenerator<SseEvent[]> {
+export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: WaitHooks, maxEventLength: number): AsyncGenerator<SseEvent[]> {
   let pending: SseEvent[] = [];
-  const decoder = createSseDecoder({ onEvent: (event) => pending.push(event) });
+  const decoder = createSseDecoder({ onEvent: (event) => pending.push(event) }, { maxEventLength });
   let waiting = false;
   try {
     for (;;) {
@@ -61,7 +71,7 @@ export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: Wai
         decoder.end();
         return;
       }
-      if (result.value !== undefined) decoder.feed(result.value);
+      if (result.value !== undefined) feed(decoder, result.value);
     }
   } finally {
     // An error or our consumer leaving must let go of the body now; undici then closes the socket.
