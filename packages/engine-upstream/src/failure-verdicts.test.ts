@@ -24,7 +24,7 @@ describe('a circuit breaker weighing failures', () => {
 });
 
 describe('FailureVerdicts', () => {
-  const deployments = [{ name: 'a' }, { name: 'b' }];
+  const deployments = [{ weight: 1 }, { weight: 1 }];
   const failing = new QuantumChatError('upstream_error', 'The model server failed (HTTP 500)');
 
   function poolAndLeases() {
