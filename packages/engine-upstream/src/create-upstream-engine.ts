@@ -5,7 +5,7 @@ import { countApproximatePromptTokens, countApproximateTokens } from './approxim
 import { createDeadline } from './create-deadline.js';
 import { createDeploymentPool, type DeploymentPool } from './deployment-pool.js';
 import { FailureVerdicts, requestFingerprint } from './failure-verdicts.js';
-import { cappedBodyReader, readCappedText } from './read-capped-body.js';
+import { readCappedText } from './read-capped-body.js';
 import { readUpstreamEvents } from './read-upstream-events.js';
 import { relayBudgetCharacters } from './relay-budget.js';
 import { retryDelayMs, sleep } from './retry-delay.js';
@@ -193,7 +193,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
           if (body === null) {
             throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
           }
-          const events = readUpstreamEvents(cappedBodyReader(body, limits.maxResponseBytes), {
+          const events = readUpstreamEvents(body, {
             // Before the first token only the first-token timer runs; after it, the idle timer.
             waitStarted: () => {
               if (mapper.started()) deadline.arm(idleTimeoutMs, idleTimeout);
@@ -202,7 +202,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
               if (mapper.started()) deadline.clear();
             },
             drainOnExit: () => done,
-          }, limits.maxEventLength);
+          }, limits);
           batches: for await (const batch of events) {
             for (const event of batch) {
               const wasStarted = mapper.started();

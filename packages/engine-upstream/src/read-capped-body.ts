@@ -7,29 +7,6 @@ export function bodyTooLarge(maxBytes: number): QuantumChatError {
 }
 
 /**
- * The reader, failing with an upstream fault (and letting go of the body) once more than
- * `maxBytes` decoded bytes came: counted after decompression, so a small compressed body that
- * inflates without end stops at the cap (the decompressor inflates only what is read).
- */
-export function cappedBodyReader(reader: UpstreamBodyReader, maxBytes: number): UpstreamBodyReader {
-  let received = 0;
-  return {
-    async read() {
-      const result = await reader.read();
-      if (result.value !== undefined) {
-        received += result.value.byteLength;
-        if (received > maxBytes) {
-          await reader.cancel().catch(() => undefined);
-          throw bodyTooLarge(maxBytes);
-        }
-      }
-      return result;
-    },
-    cancel: () => reader.cancel(),
-  };
-}
-
-/**
  * The text of a body, at most `maxBytes` of it: past that, `truncate` returns what came and
  * lets go of the rest; otherwise it is an upstream fault. The bytes are held as they came and
  * decoded once.

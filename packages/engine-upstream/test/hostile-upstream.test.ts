@@ -97,6 +97,12 @@ describe('an upstream engine against a hostile or broken upstream', () => {
     expect(outcome.rssGrowthMb).toBeLessThan(200);
   }, 120_000);
 
+  it('should refuse a stream of 100 MiB of chunks without a token past the decoded-bytes cap', async () => {
+    const outcome = await against({ kind: 'padding-stream', mib: 100 }, 4096);
+    expect(outcome.error).toEqual(upstreamFault(/more than 33554432 bytes/));
+    expect(outcome.rssGrowthMb).toBeLessThan(200);
+  }, 120_000);
+
   it('should refuse a plain 300 MiB JSON answer past the cap', async () => {
     const outcome = await against({ kind: 'json', mib: 300 }, 4096);
     expect(outcome.error).toEqual(upstreamFault(/more than 33554432 bytes/));

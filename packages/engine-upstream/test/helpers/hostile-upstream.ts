@@ -20,7 +20,9 @@ export type HostileAnswer =
   /** The same tool call, its whole arguments in one event. */
   | { kind: 'tool-arguments-one-event'; mib: number }
   /** `mib` MiB of content in 4 KiB deltas, finished, with usage reporting one completion token. */
-  | { kind: 'under-reported'; mib: number };
+  | { kind: 'under-reported'; mib: number }
+  /** `mib` MiB of chunks that carry no token, only a field nobody reads. */
+  | { kind: 'padding-stream'; mib: number };
 
 const mebibyte = 1024 * 1024;
 
@@ -105,6 +107,12 @@ async function answer(response: ServerResponse, hostile: HostileAnswer): Promise
         response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: 'b'.repeat(mib * mebibyte) } }] }));
       }
       end(response, `${finishFrames}${chunk({}, { choices: [], usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 } })}data: [DONE]\n\n`);
+      return;
+    }
+    case 'padding-stream': {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      await writeFrames(response, chunk({}, { padding: 'p'.repeat(4096) }), mib);
+      end(response, `${finishFrames}data: [DONE]\n\n`);
       return;
     }
     case 'under-reported': {
