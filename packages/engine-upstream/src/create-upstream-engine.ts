@@ -61,6 +61,11 @@ function isDeploymentFault(failure: unknown, status: number | undefined): boolea
   return status >= 500 || status === 429 || status === 408;
 }
 
+/** Retried only while nothing reached our caller, on a deployment not tried yet, for a deployment's fault. */
+function isRetried(failure: unknown, status: number | undefined, yielded: boolean, attemptsLeft: boolean, client: AbortSignal): boolean {
+  return failure !== undefined && !yielded && attemptsLeft && !client.aborted && isDeploymentFault(failure, status);
+}
+
 /** How long the deployment asked us to stay away (`retry-after` of a 429 or 503), if it did. */
 function retryAfterOf(failure: unknown): number | undefined {
   if (!QuantumChatError.isInstance(failure)) return undefined;
@@ -128,138 +133,144 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     let answered = false;
     let promptTokens: number | undefined;
     const countPrompt = () => (promptTokens ??= countApproximatePromptTokens(request));
-    try {
-      for (let attempt = 1; ; attempt++) {
-        const lease = pool.acquire(tried);
+    const settleFailures = () => verdicts?.settle(answered, () => requestFingerprint(JSON.stringify(toUpstreamRequestBody(request, '', passThrough === 'all'))));
+    for (let attempt = 1; ; attempt++) {
+      const lease = pool.acquire(tried);
+      if (lease === undefined) {
+        settleFailures();
         // eslint-disable-next-line @typescript-eslint/only-throw-error -- the last attempt's failure as it came, which may be the caller's abort reason
-        if (lease === undefined) throw lastFailure ?? noDeploymentAvailable(pool, Date.now());
-        const target = lease.deployment;
-        if (attempt < maxAttempts) tried = tried === nothingTried ? new Set([target]) : (tried as Set<Target>).add(target);
-        const upstream = new AbortController();
-        const forwardAbort = () => upstream.abort(context.signal.reason);
-        context.signal.addEventListener('abort', forwardAbort, { once: true });
-        const deadline = createDeadline(upstream);
-        const firstTokenTimeout = () => new QuantumChatError('upstream_timeout', `The model server sent no first token within ${firstTokenTimeoutMs} ms.`);
-        const idleTimeout = () => new QuantumChatError('upstream_timeout', `The model server stalled: nothing for ${idleTimeoutMs} ms during the answer.`);
-        const mapper = createUpstreamChunkMapper({
-          showReasoning: reasoningMode === 'keep' || (reasoningMode === 'auto' && request.reasoning),
-          countTokens: countApproximateTokens,
-          countPromptTokens: countPrompt,
-          maxTokens: request.maxTokens,
-          relayBudget: relayBudgetCharacters(request.maxTokens),
-          maxToolArgumentsLength: limits.maxToolArgumentsLength,
-          onUsageReplaced: (reasons, reported, used) => reportUsageReplaced({ requestId: context.requestId, model: target.model, reported: reportedCounts(reported), used, reasons }),
+        throw lastFailure ?? noDeploymentAvailable(pool, Date.now());
+      }
+      const target = lease.deployment;
+      if (attempt < maxAttempts) tried = tried === nothingTried ? new Set([target]) : (tried as Set<Target>).add(target);
+      const upstream = new AbortController();
+      const forwardAbort = () => upstream.abort(context.signal.reason);
+      context.signal.addEventListener('abort', forwardAbort, { once: true });
+      const deadline = createDeadline(upstream);
+      const firstTokenTimeout = () => new QuantumChatError('upstream_timeout', `The model server sent no first token within ${firstTokenTimeoutMs} ms.`);
+      const idleTimeout = () => new QuantumChatError('upstream_timeout', `The model server stalled: nothing for ${idleTimeoutMs} ms during the answer.`);
+      const mapper = createUpstreamChunkMapper({
+        showReasoning: reasoningMode === 'keep' || (reasoningMode === 'auto' && request.reasoning),
+        countTokens: countApproximateTokens,
+        countPromptTokens: countPrompt,
+        maxTokens: request.maxTokens,
+        relayBudget: relayBudgetCharacters(request.maxTokens),
+        maxToolArgumentsLength: limits.maxToolArgumentsLength,
+        onUsageReplaced: (reasons, reported, used) => reportUsageReplaced({ requestId: context.requestId, model: target.model, reported: reportedCounts(reported), used, reasons }),
+      });
+      let responded = false;
+      /** `[DONE]` arrived: the answer is complete. */
+      let done = false;
+      /** An event went to our caller: from then on a failure is final. */
+      let yielded = false;
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...options.headers,
+        ...target.headers,
+        'x-request-id': context.requestId,
+      };
+      const watch = watchUpstreamRequest(options, { url: target.url, model: target.model, requestId: context.requestId, headers });
+      let status: number | undefined;
+      let failure: unknown;
+      let finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
+      deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
+      try {
+        const response = await target.send({
+          headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...headers } : headers,
+          body: JSON.stringify(toUpstreamRequestBody(request, target.model, passThrough === 'all')),
+          signal: upstream.signal,
         });
-        let responded = false;
-        /** `[DONE]` arrived: the answer is complete. */
-        let done = false;
-        /** An event went to our caller: from then on a failure is final. */
-        let yielded = false;
-        const headers: Record<string, string> = {
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-          ...options.headers,
-          ...target.headers,
-          'x-request-id': context.requestId,
-        };
-        const watch = watchUpstreamRequest(options, { url: target.url, model: target.model, requestId: context.requestId, headers });
-        let status: number | undefined;
-        let failure: unknown;
-        let finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
-        deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
-        try {
-          const response = await target.send({
-            headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...headers } : headers,
-            body: JSON.stringify(toUpstreamRequestBody(request, target.model, passThrough === 'all')),
-            signal: upstream.signal,
-          });
-          responded = true;
-          status = response.status;
-          if (!response.ok) {
-            const errorBody = await readCappedText(response.body(), limits.maxErrorBodyBytes, { truncate: true });
-            throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(errorBody))?.message);
-          }
-          const contentType = response.headers.get('content-type') ?? '';
-          if (contentType.includes('json')) {
-            // A runtime that ignored `stream: true` answered with one whole completion.
-            for (const event of handleWhole(await readCappedText(response.body(), limits.maxResponseBytes), mapper)) {
-              if (event.type === 'finish') finish = event;
-              yielded = true;
-              yield event;
-            }
-            return;
-          }
-          const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
-          if (body === null) {
-            throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
-          }
-          const events = readUpstreamEvents(body, {
-            // Before the first token only the first-token timer runs; after it, the idle timer.
-            waitStarted: () => {
-              if (mapper.started()) deadline.arm(idleTimeoutMs, idleTimeout);
-            },
-            eventsArrived: () => {
-              if (mapper.started()) deadline.clear();
-            },
-            drainOnExit: () => done,
-          }, limits);
-          batches: for await (const batch of events) {
-            for (const event of batch) {
-              const wasStarted = mapper.started();
-              const mapped = mapper.read(event);
-              if (mapper.done()) {
-                // The answer is complete: a client leaving now must not destroy a reusable connection.
-                done = true;
-                context.signal.removeEventListener('abort', forwardAbort);
-                break batches;
-              }
-              if (!wasStarted && mapper.started()) deadline.clear();
-              // Not `yield*`: over an array, that adds an asynchronous step per event.
-              for (const mappedEvent of mapped) {
-                yielded = true;
-                yield mappedEvent;
-              }
-              // Past max_tokens by our count (with a margin): the rest is not read, the answer ends with `length`.
-              if (mapper.cut()) break batches;
-            }
-          }
-          if (!done && !mapper.cut() && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
-          for (const event of mapper.end()) {
+        responded = true;
+        status = response.status;
+        if (!response.ok) {
+          const errorBody = await readCappedText(response.body(), limits.maxErrorBodyBytes, { truncate: true });
+          throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(errorBody))?.message);
+        }
+        const contentType = response.headers.get('content-type') ?? '';
+        if (contentType.includes('json')) {
+          // A runtime that ignored `stream: true` answered with one whole completion.
+          for (const event of handleWhole(await readCappedText(response.body(), limits.maxResponseBytes), mapper)) {
             if (event.type === 'finish') finish = event;
             yielded = true;
             yield event;
           }
-        } catch (error) {
-          failure = toFailure(error, upstream.signal, context.signal, responded);
-        } finally {
-          watch?.({ status, error: failure, usage: finish?.usage, finishReason: finish?.reason });
-          deadline.clear();
-          context.signal.removeEventListener('abort', forwardAbort);
-          // Closes the socket at once if the upstream is still sending (no-op after a complete body);
-          // after `[DONE]` the body is drained instead, so the connection can be reused.
-          if (!done) upstream.abort(new Error('The upstream request ended.'));
-          // Also reached when our caller stops reading: a finished answer is a success, a left one says nothing.
-          if (failure === undefined) {
-            if (finish !== undefined) {
-              answered = true;
-              usualPrompt.observe(countPrompt());
-              lease.succeeded();
-            } else lease.released();
-          } else if (!context.signal.aborted && isDeploymentFault(failure, status)) {
-            // A timeout on a prompt far above the usual size may be the prompt's: it counts less.
-            const weight = QuantumChatError.isInstance(failure) && failure.code === 'upstream_timeout' ? usualPrompt.timeoutWeight(countPrompt()) : 1;
-            (verdicts ??= new FailureVerdicts()).failed(lease, failure, status, retryAfterOf(failure), weight);
-          } else lease.released();
+          return;
         }
-        if (failure === undefined) return;
-        // Retried only while nothing reached our caller, on a deployment not tried yet.
-        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the failure as it came, which may be the caller's abort reason
-        if (yielded || attempt >= maxAttempts || context.signal.aborted || !isDeploymentFault(failure, status)) throw failure;
-        lastFailure = failure;
-        await sleep(retryDelayMs(attempt + 1, retry, Math.random), context.signal);
+        const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
+        if (body === null) {
+          throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
+        }
+        const events = readUpstreamEvents(body, {
+          // Before the first token only the first-token timer runs; after it, the idle timer.
+          waitStarted: () => {
+            if (mapper.started()) deadline.arm(idleTimeoutMs, idleTimeout);
+          },
+          eventsArrived: () => {
+            if (mapper.started()) deadline.clear();
+          },
+          drainOnExit: () => done,
+        }, limits);
+        batches: for await (const batch of events) {
+          for (const event of batch) {
+            const wasStarted = mapper.started();
+            const mapped = mapper.read(event);
+            if (mapper.done()) {
+              // The answer is complete: a client leaving now must not destroy a reusable connection.
+              done = true;
+              context.signal.removeEventListener('abort', forwardAbort);
+              break batches;
+            }
+            if (!wasStarted && mapper.started()) deadline.clear();
+            // Not `yield*`: over an array, that adds an asynchronous step per event.
+            for (const mappedEvent of mapped) {
+              yielded = true;
+              yield mappedEvent;
+            }
+            // Past max_tokens by our count (with a margin): the rest is not read, the answer ends with `length`.
+            if (mapper.cut()) break batches;
+          }
+        }
+        if (!done && !mapper.cut() && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
+        for (const event of mapper.end()) {
+          if (event.type === 'finish') finish = event;
+          yielded = true;
+          yield event;
+        }
+      } catch (error) {
+        failure = toFailure(error, upstream.signal, context.signal, responded);
+      } finally {
+        watch?.({ status, error: failure, usage: finish?.usage, finishReason: finish?.reason });
+        deadline.clear();
+        context.signal.removeEventListener('abort', forwardAbort);
+        // Closes the socket at once if the upstream is still sending (no-op after a complete body);
+        // after `[DONE]` the body is drained instead, so the connection can be reused.
+        if (!done) upstream.abort(new Error('The upstream request ended.'));
+        // Also reached when our caller stops reading: a finished answer is a success, a left one says nothing.
+        if (failure === undefined) {
+          if (finish !== undefined) {
+            answered = true;
+            usualPrompt.observe(countPrompt());
+            lease.succeeded();
+          } else lease.released();
+        } else if (!context.signal.aborted && isDeploymentFault(failure, status)) {
+          // A timeout on a prompt far above the usual size may be the prompt's: it counts less.
+          const weight = QuantumChatError.isInstance(failure) && failure.code === 'upstream_timeout' ? usualPrompt.timeoutWeight(countPrompt()) : 1;
+          (verdicts ??= new FailureVerdicts()).failed(lease, failure, status, retryAfterOf(failure), weight);
+        } else lease.released();
+        // The request ends here unless this failure is retried: its deployments' failures are judged now.
+        if (!isRetried(failure, status, yielded, attempt < maxAttempts, context.signal)) settleFailures();
       }
-    } finally {
-      verdicts?.settle(answered, () => requestFingerprint(JSON.stringify(toUpstreamRequestBody(request, '', passThrough === 'all'))));
+      if (failure === undefined) return;
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the failure as it came, which may be the caller's abort reason
+      if (!isRetried(failure, status, yielded, attempt < maxAttempts, context.signal)) throw failure;
+      lastFailure = failure;
+      try {
+        await sleep(retryDelayMs(attempt + 1, retry, Math.random), context.signal);
+      } catch (error) {
+        settleFailures();
+        throw error;
+      }
     }
   }
 
