@@ -22,11 +22,11 @@ function requestOf(content: string): ChatEngineRequest {
 }
 
 /** An engine over the replicas with the default breaker (3 failures, 5 s out); each request's replicas are recorded. */
-function engineOver(over: Replica[], options: Partial<UpstreamEngineOptions> = {}) {
+function engineOver(over: Replica[], { weights, ...options }: Partial<UpstreamEngineOptions> & { weights?: number[] } = {}) {
   const tried: string[][] = [];
   let current: string[] = [];
   const engine = createUpstreamEngine({
-    deployments: over.map((replica) => ({ baseUrl: replica.baseUrl, model: `m-${replica.name}` })),
+    deployments: over.map((replica, index) => ({ baseUrl: replica.baseUrl, model: `m-${replica.name}`, ...(weights ? { weight: weights[index]! } : {}) })),
     firstTokenTimeoutMs: 2000,
     retry: { baseDelayMs: 1 },
     ...options,
@@ -34,12 +34,12 @@ function engineOver(over: Replica[], options: Partial<UpstreamEngineOptions> = {
       current.push(over.find((each) => start.url.startsWith(each.baseUrl))!.name);
     },
   });
-  async function ask(content: string): Promise<{ text: string } | { error: { code: string; status: number } }> {
+  async function ask(content: string, signal = new AbortController().signal): Promise<{ text: string } | { error: { code: string; status: number } }> {
     current = [];
     tried.push(current);
     try {
       let text = '';
-      for await (const event of engine.generate(requestOf(content), { signal: new AbortController().signal, requestId: 'r' })) if (event.type === 'content') text += event.text;
+      for await (const event of engine.generate(requestOf(content), { signal, requestId: 'r' })) if (event.type === 'content') text += event.text;
       return { text };
     } catch (error) {
       return { error: error as { code: string; status: number } };
@@ -84,6 +84,23 @@ describe('a request whose content makes every replica fail (a poison prompt)', (
     // Three distinct failing requests on each replica: each is taken out.
     for (let index = 0; index < 6; index++) expect(await ask(`POISON number ${index}`)).toHaveProperty('error');
     expect(await ask('An honest question')).toMatchObject({ error: { code: 'engine_unavailable', status: 503 } });
+  });
+
+  it('should judge a failure when the client leaves during the wait before the retry (a probe is never left out)', async () => {
+    const [first] = await replicasOf(sensitiveTo('POISON'), { kind: 'ok' });
+    // The heavy replica is always chosen first while it is in; the wait before a retry is 1–2 s.
+    const { ask, tried } = engineOver(replicas, { weights: [100, 1], circuitBreaker: { failureThreshold: 1, cooldownMs: 100 }, retry: { maxAttempts: 2, baseDelayMs: 2000, maxDelayMs: 2000 } });
+    const leaving = () => AbortSignal.timeout(200);
+    // Fails on a, answered by b after the wait: a's failure is proven a's own, and a is out for 100 ms.
+    expect(await ask('POISON, please')).toHaveProperty('text');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // a is half-open: this request is its probe, fails, and the client leaves during the wait before the retry.
+    expect(await ask('POISON, please', leaving())).toHaveProperty('error');
+    // The failed probe was judged (out 200 ms more), and a may be probed again after: an honest request goes there and puts it back.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await ask('An honest question')).toHaveProperty('text');
+    expect(tried.map((names) => names.join(''))).toEqual(['ab', 'a', 'a']);
+    expect(first!.completed).toBe(1);
   });
 
   it('should count a first-token timeout on a prompt far above the usual size for less than a failure', async () => {
