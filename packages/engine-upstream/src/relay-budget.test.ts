@@ -37,7 +37,7 @@ describe('the relay budget of an upstream answer', () => {
     expect(mapper.read(call('12345678'))).toEqual([{ type: 'tool-call', index: 0, name: 'f', argumentsDelta: '1234567' }]);
     expect(mapper.end()[0]).toMatchObject({ type: 'finish', reason: 'length' });
     const capped = mapperWith(1000, 5);
-    expect(() => capped.read(call('123456'))).toThrow(expect.objectContaining({ code: 'upstream_error', status: 502, message: 'The model server sent a tool call with arguments longer than 5 characters.' }) as Error);
+    expect(() => capped.read(call('123456'))).toThrow(expect.objectContaining({ code: 'upstream_error', status: 502, message: 'The model server sent a tool call whose arguments are longer than 5 characters.' }) as Error);
   });
 });
 

@@ -19,7 +19,7 @@ export interface UpstreamChunkMapperOptions {
    * finish reason `length` (see `relayBudgetCharacters`); unlimited by default.
    */
   relayBudget?: number;
-  /** The longest arguments of one tool call; longer is an upstream fault. Unlimited by default. */
+  /** The longest arguments of one tool call (the dialect reader's limit); longer is an upstream fault. Unlimited by default. */
   maxToolArgumentsLength?: number;
   /** Told when the upstream's usage was not taken as reported, with why (figures only, never text). */
   onUsageReplaced?: (reasons: string[], reported: WireUsage | undefined, used: EngineUsage) => void;
@@ -97,7 +97,6 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
   let isCut = false;
   /** The tool calls already charged their markers. */
   const charged = new Set<number>();
-  const maxArguments = options.maxToolArgumentsLength ?? Number.POSITIVE_INFINITY;
 
   /** Charges `characters` of the budget: false, and the answer cut, when they do not fit. */
   function spend(characters: number): boolean {
@@ -155,7 +154,6 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
     },
     toolCall(call, wholeDelta) {
       if (isCut) return;
-      if (call.arguments.length > maxArguments) throw new QuantumChatError('upstream_error', `The model server sent a tool call with arguments longer than ${maxArguments} characters.`);
       if (!charged.has(call.index)) {
         charged.add(call.index);
         if (!spend(toolCallCharacters)) return;
@@ -189,7 +187,7 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
       throw new QuantumChatError('upstream_error', `The model server sent ${problem}.`);
     },
   };
-  const reader = createDialectReader(sink, { thinkTags: true });
+  const reader = createDialectReader(sink, { thinkTags: true, ...(options.maxToolArgumentsLength !== undefined ? { maxToolArgumentsLength: options.maxToolArgumentsLength } : {}) });
 
   function take(): ChatEngineEvent[] {
     const taken = events;
