@@ -54,6 +54,19 @@ export const upstreamModelConfigSchema = z
     reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
     /** `"all"` forwards unknown top-level request fields (`top_k`, `chat_template_kwargs`) to the upstream. */
     passThrough: z.enum(['all', 'none']).optional(),
+    /** How much of an answer is read (decisions §8); past a limit the answer is an upstream fault (502). */
+    limits: z
+      .strictObject({
+        /** Decoded bytes of one answer (after gzip/deflate/br); default 33554432 (32 MiB). */
+        maxResponseBytes: z.int().min(1024).optional(),
+        /** Bytes of an error answer read for its message; default 65536. */
+        maxErrorBodyBytes: z.int().min(1).optional(),
+        /** Characters of one server-sent event or line; default 4194304. */
+        maxEventLength: z.int().min(1024).optional(),
+        /** Characters of one tool call's arguments; default 4194304. */
+        maxToolArgumentsLength: z.int().min(1).optional(),
+      })
+      .optional(),
     ...addedModelFields,
   })
   .superRefine(
