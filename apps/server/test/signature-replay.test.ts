@@ -6,14 +6,14 @@ import { startInProcessServer, type InProcessServer } from './in-process-server.
 const current = 'whsec_current_0123456789';
 const next = 'whsec_next_9876543210abcdef';
 
-async function signedWithBoth(body: Uint8Array): Promise<{ both: string; secondAlone: string }> {
+async function signedWithBoth(body: Uint8Array<ArrayBuffer>): Promise<{ both: string; secondAlone: string }> {
   const first = await signRequestBody(current, body);
   const second = await signRequestBody(next, body, Number(first.slice(2, first.indexOf(','))));
   const secondV1 = second.slice(second.indexOf(',') + 1);
   return { both: `${first},${secondV1}`, secondAlone: second };
 }
 
-async function send(server: InProcessServer, mount: string, body: Uint8Array, signature: string) {
+async function send(server: InProcessServer, mount: string, body: Uint8Array<ArrayBuffer>, signature: string) {
   const response = await fetch(`${server.origin}${mount}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.testKey}`, 'content-type': 'application/json', 'x-service-signature': signature },
