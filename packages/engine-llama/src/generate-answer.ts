@@ -1,0 +1,134 @@
+import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
+import { LlamaChat, type ChatModelFunctions, type ChatWrapper, type Llama, type LlamaChatResponseChunk, type LlamaChatResponseFunctionCallParamsChunk, type LlamaContextSequence, type LlamaModel } from 'node-llama-cpp';
+import { createEventChannel } from './event-channel.js';
+import { forcedOutput, type ForcedOutput } from './output-grammar.js';
+import { toChatHistory } from './to-chat-history.js';
+
+/** What one generation needs of the loaded model. */
+export interface LoadedModel {
+  llama: Llama;
+  model: LlamaModel;
+  chatWrapper: ChatWrapper;
+}
+
+/** The tools node-llama-cpp may let the model call on its own (`tool_choice: "auto"`). */
+export function availableFunctions(request: ChatEngineRequest): ChatModelFunctions | undefined {
+  if (request.tools.length === 0 || request.toolChoice !== 'auto') return undefined;
+  const functions: Record<string, ChatModelFunctions[string]> = {};
+  for (const tool of request.tools) {
+    functions[tool.function.name] = {
+      ...(typeof tool.function.description === 'string' ? { description: tool.function.description } : {}),
+      ...(tool.function.parameters !== undefined ? { params: tool.function.parameters as ChatModelFunctions[string]['params'] } : {}),
+    };
+  }
+  return functions;
+}
+
+/** Prompt tokens as the model's own tokenizer counts the prompt its chat template renders. */
+export function countPrompt(loaded: LoadedModel, request: ChatEngineRequest): number {
+  const functions = availableFunctions(request);
+  const { contextText } = loaded.chatWrapper.generateContextState({
+    chatHistory: toChatHistory(request.messages),
+    ...(functions !== undefined ? { availableFunctions: functions, documentFunctionParams: true } : {}),
+  });
+  return contextText.tokenize(loaded.model.tokenizer).length;
+}
+
+/** A forced call's text as tool-call events: a named call streams its arguments; `"required"` is whole. */
+function forcedCallEvents(forced: ForcedOutput, text: string, first: boolean): ChatEngineEvent[] {
+  if (forced.kind === 'named-call') return [{ type: 'tool-call', index: 0, ...(first ? { name: forced.name } : {}), argumentsDelta: text }];
+  return [];
+}
+
+/** The call a `"required"` answer names; none when `max_tokens` cut it short. */
+function readForcedCall(text: string): { name: string; arguments: unknown } | undefined {
+  try {
+    return JSON.parse(text) as { name: string; arguments: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One answer from a context sequence the caller holds: node-llama-cpp's callbacks become
+ * engine events. The generator's `finally` stops the generation and waits for it, so the
+ * sequence is idle again when the caller releases it.
+ */
+export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContextSequence, request: ChatEngineRequest, signal: AbortSignal): AsyncGenerator<ChatEngineEvent> {
+  const forced = await forcedOutput(loaded.llama, request);
+  const functions = forced.kind === 'text' ? availableFunctions(request) : undefined;
+  const stop = new AbortController();
+  const generationSignal = AbortSignal.any([signal, stop.signal]);
+  const channel = createEventChannel<ChatEngineEvent>();
+  const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper });
+  const outputBefore = sequence.tokenMeter.usedOutputTokens;
+  const promptTokens = countPrompt(loaded, request);
+  let reasoningTokens = 0;
+  let forcedText = '';
+  const startedCalls = new Set<number>();
+  const onResponseChunk = (chunk: LlamaChatResponseChunk) => {
+    if (chunk.type === 'segment') {
+      if (chunk.segmentType !== 'thought') return;
+      reasoningTokens += chunk.tokens.length;
+      if (request.reasoning && chunk.text !== '') channel.push({ type: 'reasoning', text: chunk.text });
+      return;
+    }
+    if (chunk.text === '') return;
+    if (forced.kind === 'named-call' || forced.kind === 'any-call') {
+      for (const event of forcedCallEvents(forced, chunk.text, forcedText === '')) channel.push(event);
+      forcedText += chunk.text;
+      return;
+    }
+    channel.push({ type: 'content', text: chunk.text });
+  };
+  const onFunctionCallParamsChunk = (chunk: LlamaChatResponseFunctionCallParamsChunk) => {
+    const first = !startedCalls.has(chunk.callIndex);
+    if (first) startedCalls.add(chunk.callIndex);
+    if (chunk.paramsChunk === '' && !first) return;
+    channel.push({ type: 'tool-call', index: chunk.callIndex, ...(first ? { name: chunk.functionName } : {}), argumentsDelta: chunk.paramsChunk });
+  };
+  const common = {
+    signal: generationSignal,
+    maxTokens: request.maxTokens,
+    temperature: request.temperature,
+    ...(request.topP !== undefined ? { topP: request.topP } : {}),
+    ...(request.seed !== undefined ? { seed: request.seed } : {}),
+    ...(request.stop !== undefined && request.stop.length > 0 ? { customStopTriggers: request.stop } : {}),
+    onResponseChunk,
+  };
+  const generation = chat
+    .generateResponse(
+      toChatHistory(request.messages),
+      forced.kind !== 'text'
+        ? { ...common, grammar: forced.grammar }
+        : functions !== undefined
+          ? { ...common, functions, documentFunctionParams: true, maxParallelFunctionCalls: request.parallelToolCalls ? undefined : 1, onFunctionCallParamsChunk }
+          : common,
+    )
+    .then(
+      (response) => {
+        try {
+        const completionTokens = sequence.tokenMeter.usedOutputTokens - outputBefore;
+        const usage = { promptTokens, completionTokens, reasoningTokens };
+        if (forced.kind === 'any-call') {
+          const call = readForcedCall(forcedText);
+          if (call !== undefined) channel.push({ type: 'tool-call', index: 0, name: call.name, argumentsDelta: JSON.stringify(call.arguments) });
+        }
+        const calledTools = forced.kind === 'named-call' || forced.kind === 'any-call' || (response.functionCalls?.length ?? 0) > 0;
+        const reason = response.metadata.stopReason === 'maxTokens' ? 'length' : calledTools ? 'tool_calls' : 'stop';
+        channel.push({ type: 'finish', reason, usage });
+        channel.close();
+        } catch (error) {
+          channel.close(error);
+        }
+      },
+      (error: unknown) => channel.close(error),
+    );
+  try {
+    yield* channel;
+  } finally {
+    stop.abort(new Error('The answer was left.'));
+    await generation;
+    chat.dispose({ disposeSequence: false });
+  }
+}
