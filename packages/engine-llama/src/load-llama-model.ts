@@ -47,6 +47,22 @@ function gib(bytes: number): string {
 }
 
 /**
+ * The weights against the machine's memory (RAM and, with a GPU, its VRAM), from the file's
+ * tensor directory: llama.cpp itself would map the file and fail deep inside, or swap.
+ */
+async function checkMemory(module: NodeLlamaCpp, llama: Llama, info: Awaited<ReturnType<NodeLlamaCpp['readGgufFileInfo']>>, file: string): Promise<void> {
+  const insights = await module.GgufInsights.from(info, llama);
+  const ram = await llama.getRamState();
+  const vram = llama.gpu === false ? 0 : (await llama.getVramState()).total;
+  if (insights.modelSize > ram.total + vram) {
+    throw new ModelLoadError(
+      `The model ${file} needs ${gib(insights.modelSize)} for its weights, more than this machine's memory (${gib(ram.total)} RAM${vram > 0 ? ` and ${gib(vram)} VRAM` : ''}); choose a smaller or more quantized model.`,
+      'too-large',
+    );
+  }
+}
+
+/**
  * Loads a GGUF file with its context: checks first what can be told in one sentence (no
  * file, not GGUF, an architecture llama.cpp does not know, more memory than the machine has),
  * so the server can say it instead of dumping a native error.
@@ -57,8 +73,9 @@ export async function loadLlamaModel(options: LlamaEngineOptions): Promise<Loade
   const sizeBytes = await checkModelFile(file);
   const module = await importNodeLlamaCpp();
   let architecture: string;
+  let info: Awaited<ReturnType<NodeLlamaCpp['readGgufFileInfo']>>;
   try {
-    const info = await module.readGgufFileInfo(file, { readTensorInfo: false, logWarnings: false });
+    info = await module.readGgufFileInfo(file, { logWarnings: false });
     architecture = String(info.metadata.general.architecture);
   } catch (error) {
     throw new ModelLoadError(`The file ${file} is not a readable GGUF model (${(error as Error).message}).`, 'not-gguf', { cause: error });
@@ -67,6 +84,7 @@ export async function loadLlamaModel(options: LlamaEngineOptions): Promise<Loade
     throw new ModelLoadError(`The model ${file} has the architecture '${architecture}', which this llama.cpp does not know; update node-llama-cpp or choose another model.`, 'unknown-architecture');
   }
   const llama = options.llama ?? (await processLlama(module));
+  await checkMemory(module, llama, info, file);
   let model: LlamaModel;
   try {
     model = await llama.loadModel({ modelPath: file, gpuLayers: options.gpuLayers ?? 'auto' });

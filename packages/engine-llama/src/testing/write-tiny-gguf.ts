@@ -21,6 +21,13 @@ export interface TinyModelOptions {
   seed?: number;
   /** Trained context length the file declares. */
   contextLength?: number;
+  /** The architecture the file names (default `llama`); another name makes a file llama.cpp cannot load. */
+  architecture?: string;
+  /**
+   * Declare feed-forward layers this wide without writing their weights: a file of a few KB
+   * that claims to need that much memory (for the too-large check, which reads the header).
+   */
+  claimedFeedForward?: number;
 }
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -50,23 +57,25 @@ export function tinyGgufBytes(options: TinyModelOptions = {}): Uint8Array {
   const random = seededRandom(options.seed ?? 1);
   const weight = (scale: number) => () => (random() * 2 - 1) * scale;
   const embedding = 32;
-  const feedForward = 64;
+  const claimed = options.claimedFeedForward;
+  const feedForward = claimed ?? 64;
+  const arch = options.architecture ?? 'llama';
   const heads = 2;
   const layers = 1;
   const tokens = [...byteCharacters(), ...specialTokens];
   const metadata: Record<string, GgufValue> = {
-    'general.architecture': { type: 'string', value: 'llama' },
+    'general.architecture': { type: 'string', value: arch },
     'general.name': { type: 'string', value: 'tiny-test-model' },
     'general.alignment': { type: 'uint32', value: 32 },
-    'llama.context_length': { type: 'uint32', value: options.contextLength ?? 2048 },
-    'llama.embedding_length': { type: 'uint32', value: embedding },
-    'llama.block_count': { type: 'uint32', value: layers },
-    'llama.feed_forward_length': { type: 'uint32', value: feedForward },
-    'llama.attention.head_count': { type: 'uint32', value: heads },
-    'llama.attention.head_count_kv': { type: 'uint32', value: heads },
-    'llama.attention.layer_norm_rms_epsilon': { type: 'float32', value: 1e-5 },
-    'llama.rope.dimension_count': { type: 'uint32', value: embedding / heads },
-    'llama.vocab_size': { type: 'uint32', value: tokens.length },
+    [`${arch}.context_length`]: { type: 'uint32', value: options.contextLength ?? 2048 },
+    [`${arch}.embedding_length`]: { type: 'uint32', value: embedding },
+    [`${arch}.block_count`]: { type: 'uint32', value: layers },
+    [`${arch}.feed_forward_length`]: { type: 'uint32', value: feedForward },
+    [`${arch}.attention.head_count`]: { type: 'uint32', value: heads },
+    [`${arch}.attention.head_count_kv`]: { type: 'uint32', value: heads },
+    [`${arch}.attention.layer_norm_rms_epsilon`]: { type: 'float32', value: 1e-5 },
+    [`${arch}.rope.dimension_count`]: { type: 'uint32', value: embedding / heads },
+    [`${arch}.vocab_size`]: { type: 'uint32', value: tokens.length },
     'tokenizer.ggml.model': { type: 'string', value: 'gpt2' },
     'tokenizer.ggml.pre': { type: 'string', value: 'default' },
     'tokenizer.ggml.tokens': { type: 'array', of: 'string', value: tokens },
@@ -78,10 +87,10 @@ export function tinyGgufBytes(options: TinyModelOptions = {}): Uint8Array {
     'tokenizer.ggml.add_bos_token': { type: 'bool', value: false },
     'tokenizer.chat_template': { type: 'string', value: tinyChatTemplate },
   };
+  // No `output.weight`: llama.cpp then ties the output to the embedding, which halves the file.
   const tensors: GgufTensor[] = [
     f32Tensor('token_embd.weight', [embedding, tokens.length], weight(1)),
     f32Tensor('output_norm.weight', [embedding], () => 1),
-    f32Tensor('output.weight', [embedding, tokens.length], weight(0.5)),
   ];
   const scale = 1 / Math.sqrt(embedding);
   for (let layer = 0; layer < layers; layer++) {
@@ -93,10 +102,18 @@ export function tinyGgufBytes(options: TinyModelOptions = {}): Uint8Array {
       f32Tensor(`${prefix}attn_v.weight`, [embedding, embedding], weight(scale)),
       f32Tensor(`${prefix}attn_output.weight`, [embedding, embedding], weight(scale)),
       f32Tensor(`${prefix}ffn_norm.weight`, [embedding], () => 1),
-      f32Tensor(`${prefix}ffn_gate.weight`, [embedding, feedForward], weight(scale)),
-      f32Tensor(`${prefix}ffn_up.weight`, [embedding, feedForward], weight(scale)),
-      f32Tensor(`${prefix}ffn_down.weight`, [feedForward, embedding], weight(1 / Math.sqrt(feedForward))),
     );
+    if (claimed !== undefined) {
+      for (const [name, dims] of [['ffn_gate', [embedding, claimed]], ['ffn_up', [embedding, claimed]], ['ffn_down', [claimed, embedding]]] as const) {
+        tensors.push({ name: `${prefix}${name}.weight`, dims, type: 'f32', data: new Uint8Array(0) });
+      }
+    } else {
+      tensors.push(
+        f32Tensor(`${prefix}ffn_gate.weight`, [embedding, feedForward], weight(scale)),
+        f32Tensor(`${prefix}ffn_up.weight`, [embedding, feedForward], weight(scale)),
+        f32Tensor(`${prefix}ffn_down.weight`, [feedForward, embedding], weight(1 / Math.sqrt(feedForward))),
+      );
+    }
   }
   return encodeGguf(metadata, tensors);
 }
