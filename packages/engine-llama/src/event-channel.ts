@@ -45,7 +45,7 @@ export function createEventChannel<T>(): EventChannel<T> {
           continue;
         }
         if (closed) {
-          // eslint-disable-next-line @typescript-eslint/only-throw-error -- the generation's failure as it came
+           
           if (failed) throw failure;
           return;
         }
