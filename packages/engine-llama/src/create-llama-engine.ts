@@ -11,6 +11,8 @@ export interface LlamaEngine extends ChatEngine {
   readonly ready: Promise<LlamaModelSummary>;
   /** The loaded model's summary; `undefined` while loading or after a failed load. */
   readonly summary: LlamaModelSummary | undefined;
+  /** Why the load failed (a `ModelLoadError`, usually); `undefined` while loading or once loaded. */
+  readonly loadFailure: Error | undefined;
   /** Frees the context and the model (requests still answering fail). */
   dispose(): Promise<void>;
 }
@@ -31,13 +33,16 @@ interface Loaded extends LoadedLlamaModel {
  */
 export function createLlamaEngine(options: LlamaEngineOptions): LlamaEngine {
   let loaded: Loaded | undefined;
+  let loadFailure: Error | undefined;
   const loading: Promise<Loaded> = loadLlamaModel(options).then((model) => {
     const sequences = Array.from({ length: model.summary.parallel }, () => model.context.getSequence());
     loaded = { ...model, pool: createSequencePool(sequences, options.maxQueue ?? defaultMaxQueue) };
     return loaded;
   });
   // A failed load is reported through `ready` and to each request, never as an unhandled rejection.
-  loading.catch(() => undefined);
+  loading.catch((error: unknown) => {
+    loadFailure = error instanceof Error ? error : new Error(String(error));
+  });
 
   async function current(): Promise<Loaded> {
     if (loaded !== undefined) return loaded;
@@ -64,6 +69,9 @@ export function createLlamaEngine(options: LlamaEngineOptions): LlamaEngine {
     },
     get summary() {
       return loaded?.summary;
+    },
+    get loadFailure() {
+      return loadFailure;
     },
     generate,
     countPromptTokens(request) {
