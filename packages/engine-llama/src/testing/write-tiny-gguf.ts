@@ -28,6 +28,12 @@ export interface TinyModelOptions {
    * that claims to need that much memory (for the too-large check, which reads the header).
    */
   claimedFeedForward?: number;
+  /** Width of the model (default 32); a benchmark makes it larger so a token costs what a small real model's does. */
+  embedding?: number;
+  /** Transformer blocks (default 1). */
+  layers?: number;
+  /** Attention heads (default 2); `embedding / heads` is the head size. */
+  heads?: number;
 }
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -56,12 +62,12 @@ function f32Tensor(name: string, dims: number[], fill: () => number): GgufTensor
 export function tinyGgufBytes(options: TinyModelOptions = {}): Uint8Array {
   const random = seededRandom(options.seed ?? 1);
   const weight = (scale: number) => () => (random() * 2 - 1) * scale;
-  const embedding = 32;
+  const embedding = options.embedding ?? 32;
   const claimed = options.claimedFeedForward;
-  const feedForward = claimed ?? 64;
+  const feedForward = claimed ?? embedding * 2;
   const arch = options.architecture ?? 'llama';
-  const heads = 2;
-  const layers = 1;
+  const heads = options.heads ?? 2;
+  const layers = options.layers ?? 1;
   const tokens = [...byteCharacters(), ...specialTokens];
   const metadata: Record<string, GgufValue> = {
     'general.architecture': { type: 'string', value: arch },
