@@ -1,10 +1,10 @@
+import { join, resolve } from 'node:path';
 import { builtinModels, createModelRegistry, type ChatEngine, type ModelInfo, type ModelRegistry } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import type { createUpstreamEngine as CreateUpstreamEngine, UpstreamDeployment, UpstreamEngineOptions } from '@quantum-chat/engine-upstream';
 import { ConfigError } from './config.js';
 import type { LlamaEngine } from '@quantum-chat/engine-llama';
 import type { LlamaModelConfig, ModelConfig, ServerConfig, UpstreamModelConfig } from './config-schema.js';
-import { resolveLocalModelFile } from './local-model-file.js';
 
 /** The engines of a config: one registry shared by every handler, and the test-key engine. */
 export interface ConfiguredEngines {
@@ -171,10 +171,16 @@ async function createLocalModels(config: ServerConfig, env: Readonly<Record<stri
   }
   if (groups.size === 0) return [];
   // Loaded only when a model needs it: node-llama-cpp is an optional install.
-  const { createLlamaEngine } = await import('@quantum-chat/engine-llama');
+  const { createLlamaEngine, resolveModelSource } = await import('@quantum-chat/engine-llama');
   const created: LocalModel[] = [];
   for (const { model, ids } of groups.values()) {
-    const modelPath = await resolveLocalModelFile(model.file, { cwd: local.cwd, dataDir: config.dataDir, env, ...(local.progress !== undefined ? { progress: local.progress } : {}) });
+    // `hf:` models are downloaded once into the data directory.
+    const modelPath = await resolveModelSource(model.file, {
+      cwd: local.cwd,
+      directory: join(resolve(local.cwd, config.dataDir), 'models'),
+      env,
+      ...(local.progress !== undefined ? { progress: local.progress } : {}),
+    });
     const engine = createLlamaEngine({
       modelPath,
       ...(model.contextSize !== undefined ? { contextSize: model.contextSize } : {}),

@@ -87,7 +87,7 @@ describe('quantum-chat serve --model <file.gguf>', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'quantum-chat serve: Cannot download hf:someone/some-model-GGUF/model-q4_k_m.gguf: 127.0.0.1:2 is not reachable from this machine (the connection was refused: ECONNREFUSED); download the .gguf file where it is reachable and pass its path with --model.',
+      'quantum-chat serve: Cannot download hf:someone/some-model-GGUF/model-q4_k_m.gguf: 127.0.0.1:2 is not reachable from this machine (the connection was refused: ECONNREFUSED); download the .gguf file where it is reachable and pass its path instead.',
     );
   }, 60_000);
 });

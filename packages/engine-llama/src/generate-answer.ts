@@ -1,11 +1,13 @@
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
-import { LlamaChat, type ChatModelFunctions, type ChatWrapper, type Llama, type LlamaChatResponseChunk, type LlamaChatResponseFunctionCallParamsChunk, type LlamaContextSequence, type LlamaModel } from 'node-llama-cpp';
+import type { ChatModelFunctions, ChatWrapper, Llama, LlamaChat, LlamaChatResponseChunk, LlamaChatResponseFunctionCallParamsChunk, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { createEventChannel } from './event-channel.js';
 import { forcedOutput, type ForcedOutput } from './output-grammar.js';
 import { toChatHistory } from './to-chat-history.js';
 
 /** What one generation needs of the loaded model. */
 export interface LoadedModel {
+  /** node-llama-cpp's class, from the module loaded at run time (the package imports it only when a model is served). */
+  LlamaChat: typeof LlamaChat;
   llama: Llama;
   model: LlamaModel;
   chatWrapper: ChatWrapper;
@@ -60,7 +62,7 @@ export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContex
   const stop = new AbortController();
   const generationSignal = AbortSignal.any([signal, stop.signal]);
   const channel = createEventChannel<ChatEngineEvent>();
-  const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper });
+  const chat = new loaded.LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper });
   const outputBefore = sequence.tokenMeter.usedOutputTokens;
   const promptTokens = countPrompt(loaded, request);
   let reasoningTokens = 0;

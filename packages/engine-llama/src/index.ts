@@ -6,5 +6,5 @@ export type { LlamaEngineOptions, LlamaModelSummary } from './llama-engine-optio
 export { defaultContextSizeCap, defaultMaxQueue, defaultParallel } from './llama-engine-options.js';
 export { ModelLoadError } from './model-load-error.js';
 export { checkModelFile } from './check-model-file.js';
-/** The optional peer node-llama-cpp, or a ModelLoadError saying how to install it. */
-export { importNodeLlamaCpp } from './load-llama-model.js';
+export { resolveModelSource } from './resolve-model-source.js';
+export type { ResolveModelSourceOptions } from './resolve-model-source.js';

@@ -1,5 +1,3 @@
-import type { Llama } from 'node-llama-cpp';
-
 /** Options of {@link createLlamaEngine}. */
 export interface LlamaEngineOptions {
   /** Path of a `.gguf` file. */
@@ -14,8 +12,6 @@ export interface LlamaEngineOptions {
   maxQueue?: number;
   /** CPU threads llama.cpp uses; default: node-llama-cpp's choice (the cores it finds). */
   threads?: number;
-  /** A llama.cpp runtime to share with other engines (from node-llama-cpp's `getLlama()`); default: one per process, GPU when there is one. */
-  llama?: Llama;
 }
 
 export const defaultContextSizeCap = 4096;

@@ -26,6 +26,7 @@ function processLlama(module: NodeLlamaCpp): Promise<Llama> {
 }
 
 export interface LoadedLlamaModel {
+  LlamaChat: NodeLlamaCpp['LlamaChat'];
   llama: Llama;
   model: LlamaModel;
   context: LlamaContext;
@@ -83,7 +84,7 @@ export async function loadLlamaModel(options: LlamaEngineOptions): Promise<Loade
   if (!knownArchitectures(module).has(architecture)) {
     throw new ModelLoadError(`The model ${file} has the architecture '${architecture}', which this llama.cpp does not know; update node-llama-cpp or choose another model.`, 'unknown-architecture');
   }
-  const llama = options.llama ?? (await processLlama(module));
+  const llama = await processLlama(module);
   await checkMemory(module, llama, info, file);
   let model: LlamaModel;
   try {
@@ -109,6 +110,7 @@ export async function loadLlamaModel(options: LlamaEngineOptions): Promise<Loade
   }
   const chatWrapper = module.resolveChatWrapper(model);
   return {
+    LlamaChat: module.LlamaChat,
     llama,
     model,
     context,

@@ -1,5 +1,7 @@
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { importNodeLlamaCpp } from './load-llama-model.js';
+import { ModelLoadError } from './model-load-error.js';
 
 /** How long the reachability probe of the model host waits before saying it is unreachable. */
 const probeTimeoutMs = 10_000;
@@ -40,44 +42,49 @@ function progressLine(write: (text: string) => void, uri: string) {
   };
 }
 
-export interface ResolveModelFileOptions {
-  cwd: string;
-  dataDir: string;
-  env: Readonly<Record<string, string | undefined>>;
-  /** The progress bar's output (the server's stderr). */
+export interface ResolveModelSourceOptions {
+  /** Where a relative path is resolved; `process.cwd()` by default. */
+  cwd?: string;
+  /** Where `hf:` models are downloaded to and found again. */
+  directory: string;
+  /** Read for `HF_ENDPOINT` / `MODEL_ENDPOINT` (a Hugging Face mirror); `process.env` by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Where a download draws its one-line progress bar (a terminal's stderr); none by default. */
   progress?: (text: string) => void;
 }
 
-/** A model file that cannot be had, in one sentence. */
-export class ModelFileError extends Error {
-  override readonly name = 'ModelFileError';
-}
-
 /**
- * The local path of a configured model: a path as it is (relative to the working directory),
- * or a `hf:<user>/<repo>/<file>.gguf` URI downloaded once into `<dataDir>/models` (later starts
- * find it there). A host that cannot be reached is said in one sentence, not a stack.
+ * The local path of a model: a path as it is (resolved against `cwd`), or a
+ * `hf:<user>/<repo>/<file>.gguf` URI downloaded once into `directory` (found there on later
+ * calls, without the network). A host that cannot be reached is a {@link ModelLoadError}
+ * whose message says so in one sentence.
+ *
+ * @example
+ * const modelPath = await resolveModelSource('hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf', { directory: './models' });
  */
-export async function resolveLocalModelFile(file: string, options: ResolveModelFileOptions): Promise<string> {
-  if (!file.startsWith('hf:')) return resolve(options.cwd, file);
-  const { importNodeLlamaCpp } = await import('@quantum-chat/engine-llama');
+export async function resolveModelSource(source: string, options: ResolveModelSourceOptions): Promise<string> {
+  const cwd = options.cwd ?? process.cwd();
+  if (!source.startsWith('hf:')) return resolve(cwd, source);
+  const file = source;
   const { resolveModelFile } = await importNodeLlamaCpp();
-  const directory = join(resolve(options.cwd, options.dataDir), 'models');
+  const directory = resolve(cwd, options.directory);
   await mkdir(directory, { recursive: true });
   // Already downloaded: no network at all.
   const existing = await resolveModelFile(file, { directory, download: false, cli: false }).catch(() => undefined);
   if (existing !== undefined) return existing;
-  const endpoint = huggingFaceEndpoint(options.env);
+  const endpoint = huggingFaceEndpoint(options.env ?? process.env);
   try {
     await fetch(endpoint, { method: 'HEAD', signal: AbortSignal.timeout(probeTimeoutMs) });
   } catch (error) {
-    throw new ModelFileError(
-      `Cannot download ${file}: ${new URL(endpoint).host} is not reachable from this machine (${describeNetworkFailure(error)}); download the .gguf file where it is reachable and pass its path with --model.`,
+    throw new ModelLoadError(
+      `Cannot download ${file}: ${new URL(endpoint).host} is not reachable from this machine (${describeNetworkFailure(error)}); download the .gguf file where it is reachable and pass its path instead.`,
+      'unreachable',
+      { cause: error },
     );
   }
   try {
     return await resolveModelFile(file, { directory, cli: false, ...(options.progress !== undefined ? { onProgress: progressLine(options.progress, file) } : {}) });
   } catch (error) {
-    throw new ModelFileError(`Cannot download ${file}: ${(error as Error).message.split('\n')[0]}`);
+    throw new ModelLoadError(`Cannot download ${file}: ${(error as Error).message.split('\n')[0]}`, 'unreachable', { cause: error });
   }
 }
