@@ -11,6 +11,8 @@ export interface InProcessServer {
   origin: string;
   /** The test key printed on first start (organisation `default`, elite plan). */
   testKey: string;
+  /** The data directory (key store) the server uses. */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startInProcessServer(file: Record<string, unknown> = {}, e
     app,
     origin: `http://127.0.0.1:${port}`,
     testKey,
+    dataDir: join(directory, 'data'),
     async close() {
       await app.close();
       rmSync(directory, { recursive: true, force: true });

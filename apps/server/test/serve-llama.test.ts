@@ -6,6 +6,7 @@ import { writeTinyGguf } from '@quantum-chat/engine-llama/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLiveKey } from './create-live-key.js';
 import { runBuiltCli } from './run-cli.js';
+import { startInProcessServer } from './in-process-server.js';
 import { startServerProcess } from './server-process.js';
 
 let directory: string;
@@ -75,6 +76,25 @@ describe('quantum-chat serve --model <file.gguf>', () => {
     const lines = stderr.trim().split('\n').filter((line) => line.startsWith('quantum-chat serve:'));
     expect(lines).toHaveLength(1);
     expect(stderr).not.toMatch(/\n\s+at |Error:/);
+  }, 60_000);
+
+  it('embedded: /readyz and live requests say why a model could not be loaded; test keys still answer', async () => {
+    const missing = join(directory, 'not-there.gguf');
+    const server = await startInProcessServer({ models: { 'quantum-flash': { engine: 'llama', file: missing } } });
+    onTestFinished(() => server.close());
+    const loadFailure = await server.app.localModels[0]!.engine.ready.then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(loadFailure?.message).toBe(`The model file ${missing} does not exist.`);
+    const ready = await fetch(`${server.origin}/readyz`);
+    expect(ready.status).toBe(503);
+    expect((await ready.json()).error.message).toBe(`Not ready: the model ${missing} could not be loaded (The model file ${missing} does not exist.).`);
+    const liveKey = await createLiveKey(server.dataDir);
+    const live = await chat(server.origin, liveKey, {});
+    expect(live.status).toBe(503);
+    expect((await live.json()).error).toMatchObject({ code: 'engine_unavailable', message: expect.stringContaining('does not exist') });
+    expect((await chat(server.origin, server.testKey, {})).status).toBe(200);
   }, 60_000);
 
   it('says in one sentence that Hugging Face cannot be reached, and does not start', async () => {
