@@ -83,7 +83,7 @@ export const llamaModelConfigSchema = z.strictObject({
   parallel: z.int().min(1).max(64).optional(),
   /** Requests that may wait beyond those; the rest get 503 overloaded. Default 16. */
   maxQueue: z.int().min(0).max(10_000).optional(),
-  /** CPU threads llama.cpp uses; default: node-llama-cpp's choice. */
+  /** CPU threads llama.cpp uses; default: one per core that does math. */
   threads: z.int().min(1).max(512).optional(),
   /** For an added model: whether it shows its reasoning (a thinking model); the four keep the spec's. */
   reasoning: z.boolean().optional(),

@@ -10,7 +10,7 @@ export interface LlamaEngineOptions {
   parallel?: number;
   /** Requests that may wait for a sequence; beyond them a request gets 503 `overloaded`. Default 16. */
   maxQueue?: number;
-  /** CPU threads llama.cpp uses; default: node-llama-cpp's choice (the cores it finds). */
+  /** CPU threads llama.cpp uses; default: one per core that does math (at most the cores this process may use). */
   threads?: number;
 }
 

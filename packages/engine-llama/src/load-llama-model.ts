@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { ChatWrapper, Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import { checkModelFile } from './check-model-file.js';
 import { defaultContextSizeCap, defaultParallel, type LlamaEngineOptions, type LlamaModelSummary } from './llama-engine-options.js';
@@ -41,6 +42,15 @@ function isInsufficientMemory(module: NodeLlamaCpp, error: unknown): boolean {
 /** The architectures this llama.cpp knows (node-llama-cpp types the table as a const enum; at run time it is an object). */
 function knownArchitectures(module: NodeLlamaCpp): ReadonlySet<string> {
   return new Set(Object.values((module as unknown as { GgufArchitectureType: Record<string, string> }).GgufArchitectureType));
+}
+
+/**
+ * One thread per core that does math: node-llama-cpp's own default (`maxThreads`) can exceed the
+ * cores the process may use (4 on a 2-core machine), and llama.cpp's threads spin while they
+ * wait for each other, so one thread too many costs far more than it brings.
+ */
+function defaultThreads(llama: Llama): number {
+  return Math.max(1, Math.min(llama.cpuMathCores, availableParallelism()));
 }
 
 function gib(bytes: number): string {
@@ -101,7 +111,7 @@ export async function loadLlamaModel(options: LlamaEngineOptions): Promise<Loade
     context = await model.createContext({
       contextSize: options.contextSize ?? Math.min(model.trainContextSize, defaultContextSizeCap),
       sequences: parallel,
-      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      threads: options.threads ?? defaultThreads(llama),
     });
   } catch (error) {
     await model.dispose();
