@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chatCompletionSchema } from '@quantum-chat/core';
-import { writeTinyGguf } from '@quantum-chat/engine-llama/testing';
+import { tinyGgufBytes, writeTinyGguf } from '@quantum-chat/engine-llama/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLiveKey } from './create-live-key.js';
+import { startFakeHuggingFace } from './fake-hugging-face.js';
 import { runBuiltCli } from './run-cli.js';
 import { startInProcessServer } from './in-process-server.js';
 import { startServerProcess } from './server-process.js';
@@ -96,6 +97,28 @@ describe('quantum-chat serve --model <file.gguf>', () => {
     expect((await live.json()).error).toMatchObject({ code: 'engine_unavailable', message: expect.stringContaining('does not exist') });
     expect((await chat(server.origin, server.testKey, {})).status).toBe(200);
   }, 60_000);
+
+  it('downloads a hf: model once into the data directory, with a progress bar, and finds it there on the next start', async () => {
+    const hub = await startFakeHuggingFace(tinyGgufBytes());
+    onTestFinished(() => hub.close());
+    const uri = 'hf:someone/tiny-GGUF/tiny.gguf';
+    const first = await startServerProcess({ models: oneThread }, { HF_ENDPOINT: hub.endpoint }, ['--model', uri]);
+    onTestFinished(() => first.dispose());
+    await first.waitForStdout(/Model loaded in \d+ ms: .*hf_someone_tiny\.gguf \(77\.9 KiB, llama\) on CPU/, 30_000);
+    expect(first.stderr()).toContain(`Downloading ${uri} [##############################] 100% of 0.1 MiB`);
+    expect(first.stdout()).toContain(join(first.dataDir, 'models'));
+    const liveKey = await createLiveKey(first.dataDir);
+    expect((await chat(first.origin, liveKey, {})).status).toBe(200);
+    expect(hub.downloads()).toBeGreaterThan(0);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    // The host gone: the next start with the same data directory needs no network.
+    await hub.close();
+    const second = await startServerProcess({ models: oneThread, dataDir: first.dataDir }, { HF_ENDPOINT: hub.endpoint }, ['--model', uri]);
+    onTestFinished(() => second.dispose());
+    await second.waitForStdout(/Model loaded in \d+ ms: .*hf_someone_tiny\.gguf/, 30_000);
+    expect(second.stderr()).not.toContain('Downloading');
+  }, 90_000);
 
   it('says in one sentence that Hugging Face cannot be reached, and does not start', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'serve-llama-hf-'));

@@ -38,7 +38,7 @@ function progressLine(write: (text: string) => void, uri: string) {
     shown = percent;
     const width = 30;
     const filled = Math.round((percent / 100) * width);
-    write(`\rDownloading ${uri} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% of ${(totalSize / 2 ** 20).toFixed(0)} MiB${percent === 100 ? '\n' : ''}`);
+    write(`\rDownloading ${uri} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% of ${(totalSize / 2 ** 20).toFixed(1)} MiB${percent === 100 ? '\n' : ''}`);
   };
 }
 
@@ -83,7 +83,7 @@ export async function resolveModelSource(source: string, options: ResolveModelSo
     );
   }
   try {
-    return await resolveModelFile(file, { directory, cli: false, ...(options.progress !== undefined ? { onProgress: progressLine(options.progress, file) } : {}) });
+    return await resolveModelFile(file, { directory, cli: false, endpoints: { huggingFace: endpoint }, ...(options.progress !== undefined ? { onProgress: progressLine(options.progress, file) } : {}) });
   } catch (error) {
     throw new ModelLoadError(`Cannot download ${file}: ${(error as Error).message.split('\n')[0]}`, 'unreachable', { cause: error });
   }

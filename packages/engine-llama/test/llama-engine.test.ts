@@ -50,6 +50,17 @@ describe('createLlamaEngine on the tiny GGUF', () => {
     expect(textOf(await collect(engine, seeded))).toBe(textOf(await collect(engine, seeded)));
   });
 
+  it('stops before a stop sequence, leaving it out', async () => {
+    const request = engineRequest({ maxTokens: 24, messages: [{ role: 'user', content: 'Stop me' }] });
+    const whole = textOf(await collect(engine, request));
+    // A piece of the greedy answer, from its middle: the same answer with it as a stop ends before it.
+    const stop = [...whole].slice(4, 6).join('');
+    expect(stop.length).toBeGreaterThan(0);
+    const events = await collect(engine, { ...request, stop: [stop] });
+    expect(textOf(events)).toBe(whole.slice(0, whole.indexOf(stop)));
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+  });
+
   it('stops at max_tokens with finish reason length', async () => {
     const events = await collect(engine, engineRequest({ maxTokens: 3, messages: [{ role: 'user', content: 'Count' }] }));
     const finish = events.at(-1);
