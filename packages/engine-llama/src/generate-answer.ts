@@ -1,4 +1,4 @@
-import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
+import { QuantumChatError, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
 import type { ChatModelFunctions, ChatWrapper, Llama, LlamaChat, LlamaChatResponseChunk, LlamaChatResponseFunctionCallParamsChunk, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { createEventChannel } from './event-channel.js';
 import { forcedOutput, type ForcedOutput } from './output-grammar.js';
@@ -65,6 +65,15 @@ export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContex
   const chat = new loaded.LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper });
   const outputBefore = sequence.tokenMeter.usedOutputTokens;
   const promptTokens = countPrompt(loaded, request);
+  // node-llama-cpp would shift the context and still fail, saying so in its own words.
+  if (promptTokens >= sequence.contextSize) {
+    chat.dispose({ disposeSequence: false });
+    throw new QuantumChatError(
+      'invalid_value',
+      `The prompt is ${promptTokens} tokens (with the chat template${functions !== undefined ? ' and the tools' : ''}), more than this model's context of ${sequence.contextSize} tokens; shorten the conversation.`,
+      { param: 'messages' },
+    );
+  }
   let reasoningTokens = 0;
   let forcedText = '';
   const startedCalls = new Set<number>();

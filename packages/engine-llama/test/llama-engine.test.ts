@@ -1,5 +1,5 @@
 import { validateWithSchema } from '@quantum-chat/core/json-schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLlamaEngine, type LlamaEngine } from '../src/index.js';
 import { collect, engineRequest } from './helpers/engine-request.js';
 import { tinyModelFile } from './helpers/tiny-model.js';
@@ -88,6 +88,22 @@ describe('createLlamaEngine on the tiny GGUF', () => {
     const argumentsText = calls.map((event) => (event.type === 'tool-call' ? event.argumentsDelta : '')).join('');
     expect(validateWithSchema(parameters, JSON.parse(argumentsText))).toEqual([]);
     expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'tool_calls' });
+  });
+
+  it('with tool_choice auto, documents the tools in the prompt and lets the model answer', async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'get_time', description: 'The time in a zone.', parameters: { type: 'object', properties: { zone: { enum: ['UTC', 'CET'] } }, required: ['zone'] } } }];
+    const withTools = engineRequest({ tools, toolChoice: 'auto', maxTokens: 8 });
+    expect(engine.countPromptTokens!(withTools)).toBeGreaterThan(engine.countPromptTokens!(engineRequest({ tools, toolChoice: 'none' })) + 'get_time'.length);
+    // 512 tokens of context hold no documented tools (one token per byte): a 400 saying so.
+    await expect(collect(engine, withTools)).rejects.toMatchObject({ code: 'invalid_value', status: 400, param: 'messages', message: expect.stringMatching(/^The prompt is \d+ tokens \(with the chat template and the tools\), more than this model's context of 512 tokens/) });
+    const roomy = createLlamaEngine({ modelPath: model.path, contextSize: 4096, threads: 1 });
+    onTestFinished(() => roomy.dispose());
+    const events = await collect(roomy, withTools);
+    const finish = events.at(-1);
+    expect(finish).toMatchObject({ type: 'finish' });
+    // A random model rarely starts a call; when it does, its arguments are grammar-bound.
+    const calls = events.filter((event) => event.type === 'tool-call');
+    if (calls.length > 0) expect(finish).toMatchObject({ reason: 'tool_calls' });
   });
 
   it('answers response_format json_schema with JSON that validates', async () => {
