@@ -1,7 +1,7 @@
 import { QuantumChatError, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
-import type { ChatModelFunctions, ChatWrapper, Llama, LlamaChat, LlamaChatResponseChunk, LlamaChatResponseFunctionCallParamsChunk, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
+import type { ChatHistoryItem, ChatModelFunctions, ChatWrapper, Llama, LlamaChat, LlamaChatResponseChunk, LlamaChatResponseFunctionCallParamsChunk, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { createEventChannel } from './event-channel.js';
-import { forcedOutput, type ForcedOutput } from './output-grammar.js';
+import { forcedOutput, forcedShape, type ForcedOutput, type ForcedShape } from './output-grammar.js';
 import { toChatHistory } from './to-chat-history.js';
 
 /** What one generation needs of the loaded model. */
@@ -26,11 +26,42 @@ export function availableFunctions(request: ChatEngineRequest): ChatModelFunctio
   return functions;
 }
 
+/**
+ * The chat history of a request. A forced call is constrained by a grammar, not by
+ * node-llama-cpp's function calling, so the model learns of the tools from a system note
+ * (their names, descriptions and schemas) instead of the template's tool section.
+ */
+function historyFor(request: ChatEngineRequest, forced: ForcedShape): ChatHistoryItem[] {
+  const history = toChatHistory(request.messages);
+  if (forced.kind !== 'named-call' && forced.kind !== 'any-call') return history;
+  const tools = forced.kind === 'named-call' ? request.tools.filter((tool) => tool.function.name === forced.name) : request.tools;
+  const described = tools.map((tool) => `- ${tool.function.name}${typeof tool.function.description === 'string' ? `: ${tool.function.description}` : ''}\n  parameters: ${JSON.stringify(tool.function.parameters ?? {})}`);
+  const note = `${forced.kind === 'named-call' ? `Answer with the JSON arguments of a call to ${forced.name}.` : 'Answer with one call: {"name": <tool>, "arguments": <its JSON arguments>}.'}\nTools:\n${described.join('\n')}`;
+  const first = history[0];
+  if (first?.type === 'system' && typeof first.text === 'string') history[0] = { type: 'system', text: `${first.text}\n\n${note}` };
+  else history.unshift({ type: 'system', text: note });
+  return history;
+}
+
+/** Counts by request: the handler counts a request's prompt before it asks for the answer, which counts it again for usage. */
+const promptCounts = new WeakMap<LoadedModel, WeakMap<ChatEngineRequest, number>>();
+
 /** Prompt tokens as the model's own tokenizer counts the prompt its chat template renders. */
 export function countPrompt(loaded: LoadedModel, request: ChatEngineRequest): number {
-  const functions = availableFunctions(request);
+  let counts = promptCounts.get(loaded);
+  if (counts === undefined) promptCounts.set(loaded, (counts = new WeakMap()));
+  const counted = counts.get(request);
+  if (counted !== undefined) return counted;
+  const count = renderAndCount(loaded, request);
+  counts.set(request, count);
+  return count;
+}
+
+function renderAndCount(loaded: LoadedModel, request: ChatEngineRequest): number {
+  const forced = forcedShape(request);
+  const functions = forced.kind === 'text' ? availableFunctions(request) : undefined;
   const { contextText } = loaded.chatWrapper.generateContextState({
-    chatHistory: toChatHistory(request.messages),
+    chatHistory: historyFor(request, forced),
     ...(functions !== undefined ? { availableFunctions: functions, documentFunctionParams: true } : {}),
   });
   return contextText.tokenize(loaded.model.tokenizer).length;
@@ -64,6 +95,7 @@ export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContex
   const channel = createEventChannel<ChatEngineEvent>();
   const chat = new loaded.LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper });
   const outputBefore = sequence.tokenMeter.usedOutputTokens;
+  const history = historyFor(request, forcedShape(request));
   const promptTokens = countPrompt(loaded, request);
   // node-llama-cpp would shift the context and still fail, saying so in its own words.
   if (promptTokens >= sequence.contextSize) {
@@ -109,7 +141,7 @@ export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContex
   };
   const generation = chat
     .generateResponse(
-      toChatHistory(request.messages),
+      history,
       forced.kind !== 'text'
         ? { ...common, grammar: forced.grammar }
         : functions !== undefined
@@ -119,16 +151,16 @@ export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContex
     .then(
       (response) => {
         try {
-        const completionTokens = sequence.tokenMeter.usedOutputTokens - outputBefore;
-        const usage = { promptTokens, completionTokens, reasoningTokens };
-        if (forced.kind === 'any-call') {
-          const call = readForcedCall(forcedText);
-          if (call !== undefined) channel.push({ type: 'tool-call', index: 0, name: call.name, argumentsDelta: JSON.stringify(call.arguments) });
-        }
-        const calledTools = forced.kind === 'named-call' || forced.kind === 'any-call' || (response.functionCalls?.length ?? 0) > 0;
-        const reason = response.metadata.stopReason === 'maxTokens' ? 'length' : calledTools ? 'tool_calls' : 'stop';
-        channel.push({ type: 'finish', reason, usage });
-        channel.close();
+          const completionTokens = sequence.tokenMeter.usedOutputTokens - outputBefore;
+          const usage = { promptTokens, completionTokens, reasoningTokens };
+          if (forced.kind === 'any-call') {
+            const call = readForcedCall(forcedText);
+            if (call !== undefined) channel.push({ type: 'tool-call', index: 0, name: call.name, argumentsDelta: JSON.stringify(call.arguments) });
+          }
+          const calledTools = forced.kind === 'named-call' || forced.kind === 'any-call' || (response.functionCalls?.length ?? 0) > 0;
+          const reason = response.metadata.stopReason === 'maxTokens' ? 'length' : calledTools ? 'tool_calls' : 'stop';
+          channel.push({ type: 'finish', reason, usage });
+          channel.close();
         } catch (error) {
           channel.close(error);
         }

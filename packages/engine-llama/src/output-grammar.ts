@@ -26,6 +26,18 @@ async function schemaGrammar(llama: Llama, schema: unknown, code: 'invalid_tool_
   }
 }
 
+/** What {@link forcedOutput} will force, without building its grammar (for counting the prompt). */
+export type ForcedShape = { kind: 'text' | 'json' | 'any-call' } | { kind: 'named-call'; name: string };
+
+export function forcedShape(request: ChatEngineRequest): ForcedShape {
+  const choice = request.toolChoice;
+  if (request.tools.length > 0 && typeof choice === 'object' && request.tools.some((tool) => tool.function.name === choice.function.name)) {
+    return { kind: 'named-call', name: choice.function.name };
+  }
+  if (request.tools.length > 0 && choice === 'required') return { kind: 'any-call' };
+  return { kind: request.responseFormat === undefined ? 'text' : 'json' };
+}
+
 /**
  * The grammar that constrains the answer: `response_format` (a JSON schema, or any JSON),
  * a forced tool call (`tool_choice` naming a tool, or `"required"`), or none. With

@@ -75,14 +75,16 @@ describe('createLlamaEngine on the tiny GGUF', () => {
       required: ['city', 'metric'],
       additionalProperties: false,
     };
-    const events = await collect(
-      engine,
-      engineRequest({
-        maxTokens: 64,
-        tools: [{ type: 'function', function: { name: 'get_weather', parameters } }],
-        toolChoice: { type: 'function', function: { name: 'get_weather' } },
-      }),
-    );
+    const request = engineRequest({
+      maxTokens: 64,
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'The weather in a city.', parameters } }],
+      toolChoice: { type: 'function', function: { name: 'get_weather' } },
+    });
+    const events = await collect(engine, request);
+    // The model reads of the tool in a system note; the count before generating says as much as the usage.
+    const finish = events.at(-1);
+    expect(finish?.type === 'finish' && finish.usage.promptTokens).toBe(engine.countPromptTokens!(request));
+    expect(engine.countPromptTokens!(request)).toBeGreaterThan(engine.countPromptTokens!(engineRequest()) + 'The weather in a city.'.length);
     const calls = events.filter((event) => event.type === 'tool-call');
     expect(calls[0]).toMatchObject({ index: 0, name: 'get_weather' });
     const argumentsText = calls.map((event) => (event.type === 'tool-call' ? event.argumentsDelta : '')).join('');
