@@ -1,7 +1,8 @@
 import { QuantumChatError, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
 import type { ChatHistoryItem, ChatModelFunctions, ChatWrapper, Llama, LlamaChat, LlamaChatResponseChunk, LlamaChatResponseFunctionCallParamsChunk, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { createEventChannel } from './event-channel.js';
-import { forcedOutput, forcedShape, type ForcedOutput, type ForcedShape } from './output-grammar.js';
+import { createResponseChunkMapper } from './response-chunk-mapper.js';
+import { forcedOutput, forcedShape, type ForcedShape } from './output-grammar.js';
 import { toChatHistory } from './to-chat-history.js';
 
 /** What one generation needs of the loaded model. */
@@ -67,21 +68,6 @@ function renderAndCount(loaded: LoadedModel, request: ChatEngineRequest): number
   return contextText.tokenize(loaded.model.tokenizer).length;
 }
 
-/** A forced call's text as tool-call events: a named call streams its arguments; `"required"` is whole. */
-function forcedCallEvents(forced: ForcedOutput, text: string, first: boolean): ChatEngineEvent[] {
-  if (forced.kind === 'named-call') return [{ type: 'tool-call', index: 0, ...(first ? { name: forced.name } : {}), argumentsDelta: text }];
-  return [];
-}
-
-/** The call a `"required"` answer names; none when `max_tokens` cut it short. */
-function readForcedCall(text: string): { name: string; arguments: unknown } | undefined {
-  try {
-    return JSON.parse(text) as { name: string; arguments: unknown };
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * One answer from a context sequence the caller holds: node-llama-cpp's callbacks become
  * engine events. The generator's `finally` stops the generation and waits for it, so the
@@ -95,7 +81,8 @@ export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContex
   const channel = createEventChannel<ChatEngineEvent>();
   const chat = new loaded.LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper });
   const outputBefore = sequence.tokenMeter.usedOutputTokens;
-  const history = historyFor(request, forcedShape(request));
+  const shape = forcedShape(request);
+  const history = historyFor(request, shape);
   const promptTokens = countPrompt(loaded, request);
   // node-llama-cpp would shift the context and still fail, saying so in its own words.
   if (promptTokens >= sequence.contextSize) {
@@ -106,30 +93,12 @@ export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContex
       { param: 'messages' },
     );
   }
-  let reasoningTokens = 0;
-  let forcedText = '';
-  const startedCalls = new Set<number>();
-  const onResponseChunk = (chunk: LlamaChatResponseChunk) => {
-    if (chunk.type === 'segment') {
-      if (chunk.segmentType !== 'thought') return;
-      reasoningTokens += chunk.tokens.length;
-      if (request.reasoning && chunk.text !== '') channel.push({ type: 'reasoning', text: chunk.text });
-      return;
-    }
-    if (chunk.text === '') return;
-    if (forced.kind === 'named-call' || forced.kind === 'any-call') {
-      for (const event of forcedCallEvents(forced, chunk.text, forcedText === '')) channel.push(event);
-      forcedText += chunk.text;
-      return;
-    }
-    channel.push({ type: 'content', text: chunk.text });
+  const mapper = createResponseChunkMapper({ showReasoning: request.reasoning, forced: shape });
+  const push = (events: ChatEngineEvent[]) => {
+    for (const event of events) channel.push(event);
   };
-  const onFunctionCallParamsChunk = (chunk: LlamaChatResponseFunctionCallParamsChunk) => {
-    const first = !startedCalls.has(chunk.callIndex);
-    if (first) startedCalls.add(chunk.callIndex);
-    if (chunk.paramsChunk === '' && !first) return;
-    channel.push({ type: 'tool-call', index: chunk.callIndex, ...(first ? { name: chunk.functionName } : {}), argumentsDelta: chunk.paramsChunk });
-  };
+  const onResponseChunk = (chunk: LlamaChatResponseChunk) => push(mapper.read(chunk));
+  const onFunctionCallParamsChunk = (chunk: LlamaChatResponseFunctionCallParamsChunk) => push(mapper.readCallParams(chunk));
   const common = {
     signal: generationSignal,
     maxTokens: request.maxTokens,
@@ -152,11 +121,8 @@ export async function* generateAnswer(loaded: LoadedModel, sequence: LlamaContex
       (response) => {
         try {
           const completionTokens = sequence.tokenMeter.usedOutputTokens - outputBefore;
-          const usage = { promptTokens, completionTokens, reasoningTokens };
-          if (forced.kind === 'any-call') {
-            const call = readForcedCall(forcedText);
-            if (call !== undefined) channel.push({ type: 'tool-call', index: 0, name: call.name, argumentsDelta: JSON.stringify(call.arguments) });
-          }
+          const usage = { promptTokens, completionTokens, reasoningTokens: mapper.reasoningTokens };
+          push(mapper.end());
           const calledTools = forced.kind === 'named-call' || forced.kind === 'any-call' || (response.functionCalls?.length ?? 0) > 0;
           const reason = response.metadata.stopReason === 'maxTokens' ? 'length' : calledTools ? 'tool_calls' : 'stop';
           channel.push({ type: 'finish', reason, usage });
