@@ -1,6 +1,6 @@
-import { insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, type ChatEngine } from '@quantum-chat/core';
 import { validateWithSchema } from '@quantum-chat/core/json-schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLlamaEngine, type LlamaEngine } from '../src/index.js';
 import { readSpecStream } from './helpers/read-spec-stream.js';
 import { postChat, startHost, type Host, type HostKind } from './helpers/start-host.js';
@@ -133,19 +133,35 @@ describe.each<HostKind>(['express', 'fastify'])('the tiny GGUF behind %s', (kind
   });
 
   it('stops generating when the client leaves mid-stream, so the one sequence serves the next request', async () => {
+    // A host of its own whose engine notes how each answer ended.
+    const endings: string[] = [];
+    const watched: ChatEngine = {
+      ...engine,
+      async *generate(request, context) {
+        let finished = false;
+        try {
+          for await (const event of engine.generate(request, context)) {
+            if (event.type === 'finish') finished = true;
+            yield event;
+          }
+        } finally {
+          endings.push(finished ? 'finished' : 'stopped');
+        }
+      },
+    };
+    const watchedHost = await startHost(kind, { engine: watched, accessControl: insecureAcceptAnyApiKey() });
+    onTestFinished(() => watchedHost.close());
     const leaving = new AbortController();
-    const response = await postChat(host.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Go on' }], max_tokens: 900, temperature: 1, seed: 5, stream: true }, { signal: leaving.signal });
+    const response = await postChat(watchedHost.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Go on' }], max_tokens: 900, temperature: 1, seed: 5, stream: true }, { signal: leaving.signal });
     const reader = response.body!.getReader();
     await reader.read();
     leaving.abort();
     await reader.cancel().catch(() => undefined);
+    // The server notices the closed socket on its next write; the answer then ends without its finish.
+    for (let attempt = 0; endings.length === 0 && attempt < 500; attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(endings).toEqual(['stopped']);
     // maxQueue 0: were the left generation still running, this would be 503 overloaded.
-    let next = await postChat(host.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 2 });
-    for (let attempt = 0; next.status === 503 && attempt < 10; attempt++) {
-      // The server notices the closed socket on its next write; give it that moment.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      next = await postChat(host.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 2 });
-    }
+    const next = await postChat(watchedHost.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 2 });
     expect(next.status).toBe(200);
   });
 });
