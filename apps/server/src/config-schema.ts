@@ -1,5 +1,6 @@
 import { builtinModels } from '@quantum-chat/core';
 import * as z from 'zod';
+import { defaultAdminTokenFailuresPerMinute } from './admin/admin-token-throttle.js';
 
 const milliseconds = z.int().min(0);
 const positiveMilliseconds = z.int().min(1);
@@ -53,6 +54,19 @@ export const upstreamModelConfigSchema = z
     reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
     /** `"all"` forwards unknown top-level request fields (`top_k`, `chat_template_kwargs`) to the upstream. */
     passThrough: z.enum(['all', 'none']).optional(),
+    /** How much of an answer is read (decisions §8); past a limit the answer is an upstream fault (502). */
+    limits: z
+      .strictObject({
+        /** Decoded bytes of one answer (after gzip/deflate/br); default 33554432 (32 MiB). */
+        maxResponseBytes: z.int().min(1024).optional(),
+        /** Bytes of an error answer read for its message; default 65536. */
+        maxErrorBodyBytes: z.int().min(1).optional(),
+        /** Characters of one server-sent event or line; default 4194304. */
+        maxEventLength: z.int().min(1024).optional(),
+        /** Characters of one tool call's arguments; default 4194304. */
+        maxToolArgumentsLength: z.int().min(1).optional(),
+      })
+      .optional(),
     ...addedModelFields,
   })
   .superRefine(
@@ -99,6 +113,9 @@ const addedModelIdPattern = /^[A-Za-z0-9][\w.:/-]{0,127}$/;
 /** An admin token: long enough that guessing it is hopeless. */
 export const adminTokenSecret = z.string().min(24, 'an admin token needs at least 24 characters (openssl rand -hex 32 makes one)').max(512);
 
+/** The token `GET /metrics` asks for: long enough that guessing it is hopeless. */
+export const metricsTokenSecret = z.string().min(24, 'a metrics token needs at least 24 characters (openssl rand -hex 32 makes one)').max(512);
+
 /** The config file as written: every field optional, unknown fields refused (they are typos). */
 export const serverConfigFileSchema = z.strictObject({
   host: z.string().min(1).optional(),
@@ -112,8 +129,15 @@ export const serverConfigFileSchema = z.strictObject({
     .strictObject({
       /** The most a key lookup waits on the store before 503 store_unavailable (cached keys keep working); default 1000. */
       timeoutMs: z.int().min(1).max(60_000).optional(),
-      /** How often usage rows are written, running requests included; default 500. */
+      /** How often running requests' progress rows are written; default 500. */
       usageFlushIntervalMs: z.int().min(10).max(60_000).optional(),
+      /**
+       * "durable" (default): an answer is acknowledged only once its usage row is committed (group
+       * commit). "buffered": settled rows wait for the next flush, and a crash loses them (for comparison only).
+       */
+      usageWrites: z.enum(['durable', 'buffered']).optional(),
+      /** Durable writes: the most an answer waits for its usage row before it becomes 503 store_unavailable; default 3000. */
+      usageCommitTimeoutMs: z.int().min(10).max(60_000).optional(),
       /** Running rows not written for this long belong to a dead instance and are settled from their last count; default 30000. */
       abandonedAfterMs: z.int().min(100).optional(),
     })
@@ -133,6 +157,8 @@ export const serverConfigFileSchema = z.strictObject({
   requestTimeoutMs: milliseconds.optional(),
   /** `GET /metrics` in the Prometheus text format; on by default. */
   metrics: z.boolean().optional(),
+  /** `GET /metrics` then needs `Authorization: Bearer <token>`; open without it. `QUANTUM_CHAT_METRICS_TOKEN` wins. */
+  metricsToken: metricsTokenSecret.optional(),
   /** CORS for browsers on other origins; off unless set. */
   cors: z
     .strictObject({
@@ -177,6 +203,8 @@ export const serverConfigFileSchema = z.strictObject({
       });
     })
     .optional(),
+  /** Wrong admin tokens a client address may present within a minute before it waits out that minute (429); 10 by default. */
+  adminTokenFailuresPerMinute: z.int().min(1).max(1_000_000).optional(),
   reference: z
     .strictObject({
       firstTokenDelayMs: milliseconds.optional(),
@@ -222,12 +250,14 @@ export interface ServerConfig {
   ownedBy?: string;
   dataDir: string;
   databaseUrl?: string;
-  store: { timeoutMs?: number; usageFlushIntervalMs?: number; abandonedAfterMs?: number };
+  store: { timeoutMs?: number; usageFlushIntervalMs?: number; usageWrites?: 'durable' | 'buffered'; usageCommitTimeoutMs?: number; abandonedAfterMs?: number };
   redisUrl?: string;
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
   requestTimeoutMs: number;
   metrics: boolean;
+  /** The token `GET /metrics` needs (as a bearer token); none: it is open. */
+  metricsToken?: string;
   cors?: CorsSettings;
   overload: OverloadSettings | false;
   shutdownGraceMs: number;
@@ -235,6 +265,8 @@ export interface ServerConfig {
   requireSignatures: boolean;
   /** The admin API's tokens; none: the admin API is off (404). */
   adminTokens: { id: string; token: string }[];
+  /** Wrong admin tokens a client address may present within a minute before it gets 429; 10 when absent. */
+  adminTokenFailuresPerMinute?: number;
   reference: { firstTokenDelayMs?: number; tokensPerSecond?: number };
   /**
    * Every model the config names; built-in models not named use the reference engine. Ids other
@@ -274,6 +306,7 @@ export const defaultServerConfig: ServerConfig = {
   signingSecrets: [],
   requireSignatures: false,
   adminTokens: [],
+  adminTokenFailuresPerMinute: defaultAdminTokenFailuresPerMinute,
   reference: {},
   models: {},
 };

@@ -185,6 +185,16 @@ describe('parseConfigFile', () => {
     expect(() => parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', deployments: [] } } })).toThrow(ConfigError);
   });
 
+  it('should accept an upstream model\'s limits, and refuse an unknown or too small one', () => {
+    const limits = { maxResponseBytes: 8_388_608, maxErrorBodyBytes: 4096, maxEventLength: 1_048_576, maxToolArgumentsLength: 262_144 };
+    const file = parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', baseUrl: 'http://10.0.0.7:8000/v1', model: 'm', limits } } });
+    expect(file.models?.['quantum-flash']).toMatchObject({ limits });
+    const wrong = loadError(() =>
+      parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', baseUrl: 'http://10.0.0.7:8000/v1', model: 'm', limits: { maxResponseBytes: 10, maxBytes: 1 } } } }),
+    );
+    expect(wrong.message).toContain('models["quantum-flash"].limits');
+  });
+
   it('should refuse an apiKeyEnv that is not a variable name', () => {
     const error = loadError(() =>
       parseConfigFile({ models: { 'quantum-pro': { engine: 'upstream', baseUrl: 'https://api.example.com/v1', model: 'm', apiKeyEnv: 'sk-123 secret' } } }),

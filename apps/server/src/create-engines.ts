@@ -71,6 +71,7 @@ function createUpstreamFromConfig(
     ...(model.idleTimeoutMs !== undefined ? { idleTimeoutMs: model.idleTimeoutMs } : {}),
     ...(model.reasoning !== undefined ? { reasoning: model.reasoning } : {}),
     ...(model.passThrough !== undefined ? { passThrough: model.passThrough } : {}),
+    ...(model.limits !== undefined ? { limits: model.limits } : {}),
     ...(hooks.onUpstreamRequest !== undefined ? { onUpstreamRequest: hooks.onUpstreamRequest } : {}),
     ...(hooks.onUsageReplaced !== undefined ? { onUsageReplaced: hooks.onUsageReplaced } : {}),
   });

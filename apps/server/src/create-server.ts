@@ -1,10 +1,11 @@
+import { maxHeaderSize } from 'node:http';
 import { createChatHandler, createMemoryReplayGuard, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
 import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { withAdminApi } from './admin/admin-openapi.js';
+import { adminBasePath, withAdminApi } from './admin/admin-openapi.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
 import { createRedisReplayGuard } from './redis-replay-guard.js';
 import { createChatRequestLogging } from './chat-request-logging.js';
@@ -87,11 +88,15 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const app: FastifyInstance = Fastify({
     ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, redact, stream: logDestination } }),
     // The core's rule for `x-request-id`, so logs, the response header and settled records agree.
-    genReqId: (request) => resolveRequestId(request.headers, options.handlerOptions?.generateId),
+    // An admin request always gets our own: its audit row must name an id a client cannot choose.
+    genReqId: (request) => resolveRequestId(request.url?.startsWith(`${adminBasePath}/`) ? {} : request.headers, options.handlerOptions?.generateId),
     // Our drain hook answers 503 in the core's envelope instead of Fastify's own body.
     return503OnClosing: false,
     // One access line per request, not two (see request-log.ts).
     logController: new OneLineRequestLog(),
+    // Fastify's own limit (100) answered a long admin path parameter with its own 414 body,
+    // before any hook checked the admin token. Node already bounds the request line.
+    routerOptions: { maxParamLength: maxHeaderSize },
   });
   if (logDestination !== undefined) app.addHook('onClose', async () => logDestination.close());
   // Headers and body within the request timeout, else 408 in the envelope and the connection
@@ -151,7 +156,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   if (config.overload !== false) await registerLoadShedding(app, config.overload);
   registerHealthRoute(app);
   registerReadyRoute(app, access && { store: access.store, limiter: access.limiter }, localModels);
-  if (metrics !== undefined) registerMetricsRoute(app, metrics);
+  if (metrics !== undefined) registerMetricsRoute(app, metrics, config.metricsToken);
   if (access !== undefined) await registerAdminApi(app, config, { store: access.store, accessControl: access.accessControl, ...(options.now !== undefined ? { now: options.now } : {}) });
   else if (config.adminTokens.length > 0) app.log.warn('admin API off: it needs the server\'s own store (an accessControl was passed in)');
   await app.register(fastifyQuantumChat, { prefix: '/v1', handler: createChatHandler({ ...shared, streamFormat: 'quantum' }) });

@@ -7,7 +7,7 @@ export interface FakeUpstream {
   /** `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
   /** The JSON bodies and authorization (and W3C trace) headers it received. */
-  requests: { body: Record<string, unknown>; authorization: string | undefined; traceparent?: string | undefined }[];
+  requests: { body: Record<string, unknown>; authorization: string | undefined; traceparent?: string | undefined; tracestate?: string | undefined }[];
   close(): Promise<void>;
 }
 
@@ -28,7 +28,12 @@ export async function startFakeUpstream(answer: string, usage: Record<string, un
   const requests: FakeUpstream['requests'] = [];
   const server: Server = createServer(async (request, response) => {
     const body = await readJson(request);
-    requests.push({ body, authorization: request.headers.authorization, traceparent: request.headers.traceparent as string | undefined });
+    requests.push({
+      body,
+      authorization: request.headers.authorization,
+      traceparent: request.headers.traceparent as string | undefined,
+      tracestate: request.headers.tracestate as string | undefined,
+    });
     const chunk = (fields: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'up-1', object: 'chat.completion.chunk', created: 1, model: body.model, ...fields })}\n\n`;
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: answer }, finish_reason: null }] }));

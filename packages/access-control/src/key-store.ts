@@ -129,8 +129,13 @@ export interface AuditEntry {
   subject: string | null;
   /** The change, as given (never a secret). */
   details: Record<string, unknown>;
-  /** The `x-request-id` of the admin API request, if it came through the API. */
+  /** Our `x-request-id` of the admin API request (the one its response carried), if it came through the API. */
   requestId: string | null;
+  /**
+   * The `x-request-id` the client sent, as it came (at most 128 characters), kept apart from
+   * ours: a client chooses it, so it proves nothing. Absent or null: none was sent.
+   */
+  clientRequestId?: string | null;
 }
 
 /** A change to a key. A field left out is left alone. */

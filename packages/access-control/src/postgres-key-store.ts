@@ -282,8 +282,8 @@ export function createPostgresKeyStore(url: string, options: PostgresKeyStoreOpt
       return sortDailyRows((await query(text, params)).map(dailyUsageFromRow));
     },
     async writeAudit(entry) {
-      await query('INSERT INTO audit_log (at, actor, action, subject, details, request_id) VALUES ($1, $2, $3, $4, $5, $6)', [
-        entry.at, entry.actor, entry.action, entry.subject, JSON.stringify(entry.details), entry.requestId,
+      await query('INSERT INTO audit_log (at, actor, action, subject, details, request_id, client_request_id) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        entry.at, entry.actor, entry.action, entry.subject, JSON.stringify(entry.details), entry.requestId, entry.clientRequestId ?? null,
       ]);
     },
     async listAudit({ since, limit } = {}) {

@@ -234,8 +234,8 @@ export function createSqliteKeyStore(path: string, options: SqliteKeyStoreOption
     async writeAudit(entry) {
       await executor.execute([
         {
-          sql: 'INSERT INTO audit_log (at, actor, action, subject, details, request_id) VALUES (?, ?, ?, ?, ?, ?)',
-          params: [entry.at, entry.actor, entry.action, entry.subject, JSON.stringify(entry.details), entry.requestId],
+          sql: 'INSERT INTO audit_log (at, actor, action, subject, details, request_id, client_request_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          params: [entry.at, entry.actor, entry.action, entry.subject, JSON.stringify(entry.details), entry.requestId, entry.clientRequestId ?? null],
           mode: 'run',
         },
       ]);

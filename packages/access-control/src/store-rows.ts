@@ -173,6 +173,7 @@ export function auditFromRow(row: Row): AuditEntry {
     subject: row.subject === null || row.subject === undefined ? null : String(row.subject),
     details: JSON.parse(String(row.details)) as Record<string, unknown>,
     requestId: row.request_id === null || row.request_id === undefined ? null : String(row.request_id),
+    clientRequestId: row.client_request_id === null || row.client_request_id === undefined ? null : String(row.client_request_id),
   };
 }
 

@@ -128,12 +128,12 @@ export function describeKeyStoreContract(name: string, factory: StoreFactory): v
       expect(await store.listAudit()).toEqual([]);
       await store.writeAudit({ at: 1_000, actor: 'ops', action: 'organisation.create', subject: 'acme', details: { plan: 'free' }, requestId: 'req_1' });
       await store.writeAudit({ at: 2_000, actor: 'cli:root', action: 'key.create', subject: 'key_1', details: { organisation: 'acme', kind: 'live' }, requestId: null });
-      await store.writeAudit({ at: 3_000, actor: 'ops', action: 'key.revoke', subject: 'key_1', details: {}, requestId: 'req_3' });
+      await store.writeAudit({ at: 3_000, actor: 'ops', action: 'key.revoke', subject: 'key_1', details: {}, requestId: 'req_3', clientRequestId: 'client-chosen-3' });
       const all = await store.listAudit();
       expect(all.map(({ id: _id, ...entry }) => entry)).toEqual([
-        { at: 3_000, actor: 'ops', action: 'key.revoke', subject: 'key_1', details: {}, requestId: 'req_3' },
-        { at: 2_000, actor: 'cli:root', action: 'key.create', subject: 'key_1', details: { organisation: 'acme', kind: 'live' }, requestId: null },
-        { at: 1_000, actor: 'ops', action: 'organisation.create', subject: 'acme', details: { plan: 'free' }, requestId: 'req_1' },
+        { at: 3_000, actor: 'ops', action: 'key.revoke', subject: 'key_1', details: {}, requestId: 'req_3', clientRequestId: 'client-chosen-3' },
+        { at: 2_000, actor: 'cli:root', action: 'key.create', subject: 'key_1', details: { organisation: 'acme', kind: 'live' }, requestId: null, clientRequestId: null },
+        { at: 1_000, actor: 'ops', action: 'organisation.create', subject: 'acme', details: { plan: 'free' }, requestId: 'req_1', clientRequestId: null },
       ]);
       expect(new Set(all.map((entry) => entry.id)).size).toBe(3);
       expect((await store.listAudit({ limit: 2 })).map((entry) => entry.at)).toEqual([3_000, 2_000]);

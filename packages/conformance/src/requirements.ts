@@ -18,7 +18,7 @@ export const requirements = {
   // Endpoints and routing
   'models.list': server('spec §2.2, §2.3, §4.2', 'GET /models lists the four models in spec order: id, object "model", created 0, one owned_by, requires_plan null or "elite".'),
   'models.list.anonymous': server('decisions §6', 'Without an Authorization header the model list is complete and carries no `available` field.'),
-  'models.list.available': server('decisions §6', 'With a valid key each model carries `available`, false where the key\'s plan may not use it.'),
+  'models.list.available': server('decisions §6', 'With a valid key each model carries `available`, false where the key\'s plan (or its own allowed models) may not use it.'),
   'models.list.invalid-key': server('decisions §6', 'A present but invalid key on GET /models is a 401, not an anonymous listing.'),
   'models.retrieve': server('decisions §1', 'GET /models/{id} returns that model object.'),
   'models.retrieve.unknown': server('decisions §1', 'GET /models/{id} for an unknown id is 404 model_not_found.'),

@@ -59,8 +59,8 @@ export type { ErrorEnvelope, LenientErrorEnvelope } from './schemas/error-envelo
 /** Server-Sent Events: encoder, incremental decoder, and its TransformStream wrapper. */
 export { encodeSseEvent, encodeSseComment } from './sse/encode-sse-event.js';
 export type { SseEventInit } from './sse/encode-sse-event.js';
-export { createSseDecoder } from './sse/create-sse-decoder.js';
-export type { SseDecoder, SseDecoderCallbacks, SseEvent } from './sse/create-sse-decoder.js';
+export { createSseDecoder, defaultMaxSseEventLength, SseEventTooLongError } from './sse/create-sse-decoder.js';
+export type { SseDecoder, SseDecoderCallbacks, SseDecoderOptions, SseEvent } from './sse/create-sse-decoder.js';
 export { SseDecoderStream } from './sse/sse-decoder-stream.js';
 export type { SseDecoderStreamOptions } from './sse/sse-decoder-stream.js';
 

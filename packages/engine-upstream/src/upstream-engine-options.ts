@@ -2,6 +2,7 @@ import type { EngineUsage } from '@quantum-chat/core';
 import type { Dispatcher } from 'undici';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { RetryOptions } from './retry-delay.js';
+import type { UpstreamLimits } from './upstream-limits.js';
 
 /** How reasoning is treated: see {@link UpstreamEngineOptions.reasoning}. */
 export type UpstreamReasoningMode = 'auto' | 'keep' | 'drop';
@@ -50,6 +51,12 @@ export interface UpstreamEngineOptions {
   firstTokenTimeoutMs?: number;
   /** Longest silence between two upstream events once tokens flow; 30000 ms by default. */
   idleTimeoutMs?: number;
+  /**
+   * How much of an answer is read (see {@link UpstreamLimits}): decoded bytes, an error body,
+   * one event, one tool call's arguments. Whatever the limits, an answer is cut with finish
+   * reason `length` once our own count passes its `max_tokens` by a margin (decisions §8).
+   */
+  limits?: UpstreamLimits;
   /**
    * `auto` (the default) yields reasoning only when the model shows reasoning (`request.reasoning`,
    * true for `quantum-reasoner`); `keep` always yields it; `drop` never does. Dropped reasoning

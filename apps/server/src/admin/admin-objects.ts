@@ -87,5 +87,6 @@ export function auditEntryToWire(entry: AuditEntry): AuditEntryObject {
     subject: entry.subject,
     details: entry.details,
     request_id: entry.requestId,
+    client_request_id: entry.clientRequestId ?? null,
   };
 }

@@ -268,3 +268,21 @@ describe('createDialectReader', () => {
     });
   });
 });
+
+describe('createDialectReader with maxToolArgumentsLength', () => {
+  const call = (args: string): SseEvent => ({ event: undefined, id: undefined, data: JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: args } }] } }] }) });
+
+  it('should take arguments up to the limit, across fragments, and call one past it malformed', () => {
+    const { reader, out } = createRecorder({ maxToolArgumentsLength: 8 });
+    reader.read(call('{"a":'));
+    reader.read(call('12}'));
+    expect(out.map((read) => (read.type === 'tool-call' ? read.argumentsDelta : ''))).toEqual(['{"a":', '12}']);
+    expect(() => reader.read(call('3'))).toThrow(new MalformedRead('a tool call whose arguments are longer than 8 characters'));
+  });
+
+  it('should leave arguments unlimited by default', () => {
+    const { reader, out } = createRecorder();
+    reader.read(call('x'.repeat(100_000)));
+    expect(out).toHaveLength(1);
+  });
+});

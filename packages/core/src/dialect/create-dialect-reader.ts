@@ -58,6 +58,11 @@ export interface DialectReaderOptions {
    * DeepSeek-R1 distills). Off by default: the content stays as the server sent it.
    */
   thinkTags?: boolean;
+  /**
+   * The longest arguments one tool call may gather, in UTF-16 units; longer goes to `malformed`
+   * (a server that never ends a call must not grow it without bound). Unlimited by default.
+   */
+  maxToolArgumentsLength?: number;
 }
 
 /** Reads one stream of OpenAI-style chunks, whatever dialect the server speaks. */
@@ -122,6 +127,7 @@ const learnCreditLimit = 8;
 export function createDialectReader(sink: DialectSink, options: DialectReaderOptions = {}): DialectReader {
   const tracker = createToolCallTracker();
   const splitter: ThinkTagSplitter | undefined = options.thinkTags === true ? createThinkTagSplitter() : undefined;
+  const maxArguments = options.maxToolArgumentsLength ?? Number.POSITIVE_INFINITY;
   let isDone = false;
   let hasStarted = false;
   let chunkId: string | undefined;
@@ -187,6 +193,7 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
       else if (raw !== null && raw !== undefined) badField('function.arguments', 'is neither a string nor an object');
     }
     const tracked = tracker.track((wireIndex as number | null | undefined) ?? undefined, id, name, piece);
+    if (tracked.arguments.length > maxArguments) malformed(`a tool call whose arguments are longer than ${maxArguments} characters`);
     sink.toolCall(tracked, tracker.appended(), id, name);
   }
 

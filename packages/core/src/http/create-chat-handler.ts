@@ -214,12 +214,12 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   async function listModels(request: ChatHttpRequest, modelId?: string): Promise<ChatHttpResponse> {
     const principal = await authenticateRequest(request, new Uint8Array(0), authSettings, false);
     if (modelId === undefined) {
-      const data = registry!.list().map((model) => registry!.toModelObject(model, principal?.plan));
+      const data = registry!.list().map((model) => registry!.toModelObject(model, principal?.plan, principal?.allowedModels));
       return jsonResponse(200, {}, JSON.stringify({ object: 'list', data }));
     }
     const model = registry!.get(modelId);
     if (model === undefined) throw modelNotFoundError(modelId, registry!.list());
-    return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan)));
+    return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan, principal?.allowedModels)));
   }
 
   /** A chat completion, watched from arrival to settlement (logs, metrics, traces). */
@@ -279,9 +279,22 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
       stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
       track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
-      onSettled: (outcome: RunOutcome) => {
-        void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
+      onSettled: (outcome: RunOutcome): Promise<void> | undefined => {
+        const settling = admission?.settle(outcome);
+        // A finished answer waits for a durable settle, whose failure becomes its own.
+        if (admission?.settleBeforeAnswer === true && outcome.status === 200 && !outcome.interrupted && settling instanceof Promise) {
+          return settling.then(
+            () => watch.settle(outcome),
+            (error: unknown) => {
+              // A stream's status is sent already; a JSON answer becomes the error.
+              watch.settle({ ...outcome, status: watch.stream ? outcome.status : QuantumChatError.isInstance(error) ? error.status : 500, interrupted: true });
+              throw error;
+            },
+          );
+        }
         watch.settle(outcome);
+        void Promise.resolve(settling).catch((error: unknown) => options.onError?.(error, { requestId }));
+        return undefined;
       },
       onStreamStart: () => watch.streamStarted(),
       onFirstToken: watch.firstToken,
