@@ -104,7 +104,27 @@ export const upstreamModelConfigSchema = z
     { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
   );
 
-export const modelConfigSchema = z.discriminatedUnion('engine', [referenceModelConfigSchema, upstreamModelConfigSchema]);
+/** A model answered in-process from a GGUF file, on llama.cpp (needs node-llama-cpp installed beside the server). */
+export const llamaModelConfigSchema = z.strictObject({
+  engine: z.literal('llama'),
+  /** A `.gguf` path (relative to the working directory), or `hf:<user>/<repo>/<file>.gguf`, downloaded once into the data directory. */
+  file: z.string().min(1),
+  /** Tokens of context per request; default: the model's trained length, at most 4096. */
+  contextSize: z.int().min(64).max(1_048_576).optional(),
+  /** Layers on the GPU: `"auto"` (default; none without a GPU), `"max"`, or a count (0: CPU only). */
+  gpuLayers: z.union([z.int().min(0), z.enum(['auto', 'max'])]).optional(),
+  /** Requests answered at once (context sequences); default 1. */
+  parallel: z.int().min(1).max(64).optional(),
+  /** Requests that may wait beyond those; the rest get 503 overloaded. Default 16. */
+  maxQueue: z.int().min(0).max(10_000).optional(),
+  /** CPU threads llama.cpp uses; default: one per core that does math. */
+  threads: z.int().min(1).max(512).optional(),
+  /** For an added model: whether it shows its reasoning (a thinking model); the four keep the spec's. */
+  reasoning: z.boolean().optional(),
+  ...addedModelFields,
+});
+
+export const modelConfigSchema = z.discriminatedUnion('engine', [referenceModelConfigSchema, upstreamModelConfigSchema, llamaModelConfigSchema]);
 
 const builtinModelIds = new Set(builtinModels.map((model) => model.id));
 /** What an added model's id may be: what clients send as `model` (`llama-3.1-8b`, `meta-llama/Llama-3.1-8B`). */
@@ -239,6 +259,7 @@ export const serverConfigFileSchema = z.strictObject({
 export type ServerConfigFile = z.infer<typeof serverConfigFileSchema>;
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 export type UpstreamModelConfig = z.infer<typeof upstreamModelConfigSchema>;
+export type LlamaModelConfig = z.infer<typeof llamaModelConfigSchema>;
 export type UpstreamDeploymentConfig = z.infer<typeof upstreamDeploymentConfigSchema>;
 
 /** The resolved config: file, then environment, then defaults. */

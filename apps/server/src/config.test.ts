@@ -152,6 +152,26 @@ describe('parseConfigFile', () => {
     }
   });
 
+  it('should accept a local GGUF model and refuse bad settings, naming each field', () => {
+    const file = parseConfigFile({
+      models: {
+        'quantum-flash': { engine: 'llama', file: './models/qwen.gguf', contextSize: 4096, gpuLayers: 'auto', parallel: 2, maxQueue: 8, threads: 4 },
+        'local-thinker': { engine: 'llama', file: 'hf:someone/thinker-GGUF/thinker-q4_k_m.gguf', gpuLayers: 0, reasoning: true, ownedBy: 'someone' },
+      },
+    });
+    expect(file.models?.['quantum-flash']).toMatchObject({ engine: 'llama', parallel: 2 });
+    let message = '';
+    try {
+      parseConfigFile({ models: { 'quantum-pro': { engine: 'llama', contextSize: 10, gpuLayers: 'some', parallel: 0 } } });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('models["quantum-pro"].file: required');
+    expect(message).toContain('models["quantum-pro"].contextSize');
+    expect(message).toContain('models["quantum-pro"].gpuLayers');
+    expect(message).toContain('models["quantum-pro"].parallel');
+  });
+
   it('should accept an upstream model with several deployments, and refuse mixing both forms', () => {
     const file = parseConfigFile({
       models: {
