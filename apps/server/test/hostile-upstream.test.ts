@@ -8,7 +8,7 @@ import { decodeSse } from './sse.js';
 
 const mebibyte = 1024 * 1024;
 
-/** The hostile answers of issue 28, each behind a model of its own. */
+/** The hostile answers an upstream was seen to send, each behind a model of its own. */
 const hostileModels: Record<string, HostileAnswer> = {
   'hostile-gzip-stream': { kind: 'gzip-stream', mib: 400 },
   'hostile-gzip-json': { kind: 'gzip-json', mib: 400 },

@@ -126,7 +126,7 @@ function compare(results: Received[], rows: UsageRecord[]) {
 
 const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low + 1));
 
-describe('usage is durable before the answer: SIGKILL under load (issue 28)', { timeout: 240_000 }, () => {
+describe('usage is durable before the answer: SIGKILL under load', { timeout: 240_000 }, () => {
   it('should lose no row of an answered request: one instance on SQLite, three kills at random points', async () => {
     const root = mkdtempSync(join(tmpdir(), 'quantum-chat-kill-'));
     onTestFinished(() => rmSync(root, { recursive: true, force: true }));

@@ -29,7 +29,7 @@ function sqliteStore(): KeyStore {
   return store;
 }
 
-describe('the day is settled when the request settles (issue 28)', () => {
+describe('the day is settled when the request settles', () => {
   it('should answer five back-to-back ~99-token requests of an organisation with 20,000 tokens a day (the report)', async () => {
     const store = sqliteStore();
     await store.createOrganisation({ name: 'daily', plan: 'free', limits: { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: 20_000 } });

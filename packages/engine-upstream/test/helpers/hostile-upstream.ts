@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { startUpstreamServer, type UpstreamServer } from './start-upstream-server.js';
 
-/** The answers of a hostile or broken OpenAI-compatible server (issue 28), each far beyond any `max_tokens`. */
+/** The answers of a hostile or broken OpenAI-compatible server, each far beyond any `max_tokens`. */
 export type HostileAnswer =
   /** An event stream, gzip-encoded, that inflates to `mib` MiB of content chunks (about 1 KB on the wire per MiB). */
   | { kind: 'gzip-stream'; mib: number }
