@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as z from 'zod';
-import { adminTokenSecret, defaultServerConfig, serverConfigFileSchema, type OverloadSettings, type ServerConfig, type ServerConfigFile } from './config-schema.js';
+import { adminTokenSecret, defaultServerConfig, metricsTokenSecret, serverConfigFileSchema, type OverloadSettings, type ServerConfig, type ServerConfigFile } from './config-schema.js';
 
 /** The file looked for in the working directory when neither `--config` nor the env var names one. */
 export const defaultConfigFileName = 'quantum-chat.config.json';
@@ -72,9 +72,20 @@ function adminTokensOf(file: ServerConfigFile, env: Readonly<Record<string, stri
   return tokens;
 }
 
+/** `QUANTUM_CHAT_METRICS_TOKEN`, else the file's `metricsToken`, as a config field. */
+function metricsTokenOf(file: ServerConfigFile, env: Readonly<Record<string, string | undefined>>): Pick<ServerConfig, 'metricsToken'> {
+  const fromEnv = env.QUANTUM_CHAT_METRICS_TOKEN;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const checked = metricsTokenSecret.safeParse(fromEnv);
+    if (!checked.success) throw new ConfigError(`Invalid environment: QUANTUM_CHAT_METRICS_TOKEN: ${checked.error.issues[0]!.message}.`);
+  }
+  const token = fromEnv || file.metricsToken;
+  return token === undefined ? {} : { metricsToken: token };
+}
+
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`, `DATABASE_URL`, `QUANTUM_CHAT_DATA_DIR`, `QUANTUM_CHAT_ADMIN_TOKEN`, `QUANTUM_CHAT_REQUEST_TIMEOUT_MS`) and the defaults to a validated file. */
+/** Applies the environment (`HOST`, `PORT`, `LOG_LEVEL`, `REDIS_URL`, `DATABASE_URL`, `QUANTUM_CHAT_DATA_DIR`, `QUANTUM_CHAT_ADMIN_TOKEN`, `QUANTUM_CHAT_METRICS_TOKEN`, `QUANTUM_CHAT_REQUEST_TIMEOUT_MS`) and the defaults to a validated file. */
 export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<string, string | undefined>> = {}): ServerConfig {
   const defaults = defaultServerConfig;
   const config: ServerConfig = {
@@ -91,6 +102,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     streams: { ...defaults.streams, ...file.streams },
     requestTimeoutMs: file.requestTimeoutMs ?? defaults.requestTimeoutMs,
     metrics: file.metrics ?? defaults.metrics,
+    ...metricsTokenOf(file, env),
     ...(file.cors !== undefined
       ? { cors: { origins: file.cors.origins, credentials: file.cors.credentials ?? false, maxAgeSeconds: file.cors.maxAgeSeconds ?? 600 } }
       : {}),
@@ -99,6 +111,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     signingSecrets: [...(file.signingSecrets ?? defaults.signingSecrets)],
     requireSignatures: file.requireSignatures ?? defaults.requireSignatures,
     adminTokens: adminTokensOf(file, env),
+    adminTokenFailuresPerMinute: file.adminTokenFailuresPerMinute ?? defaults.adminTokenFailuresPerMinute,
     reference: { ...defaults.reference, ...file.reference },
     models: { ...defaults.models, ...file.models },
   };

@@ -1,16 +1,17 @@
-import { createChatHandler, createMemoryReplayGuard, createMemoryStreamStore, type StreamEvent, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
+import { maxHeaderSize } from 'node:http';
+import { createChatHandler, createMemoryReplayGuard, createMemoryStreamStore, createOpenApiDocument, type AccessControl, type ChatHandlerOptions, type StreamEvent } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
 import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { withAdminApi } from './admin/admin-openapi.js';
+import { adminBasePath, withAdminApi } from './admin/admin-openapi.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
 import { createRedisReplayGuard } from './redis-replay-guard.js';
 import { createRedisStreamStore } from './redis-stream-store.js';
 import { createChatRequestLogging } from './chat-request-logging.js';
 import type { ServerConfig } from './config-schema.js';
-import { createEngines } from './create-engines.js';
+import { createEngines, type LocalModel } from './create-engines.js';
 import { shutdownGracefully } from './graceful-shutdown.js';
 import { registerCors, registerLoadShedding } from './front-door.js';
 import { registerHealthRoute } from './health-route.js';
@@ -48,6 +49,8 @@ export interface QuantumServerOptions {
    * admin API's checks. `Date.now` by default; tests inject one to step over an expiry.
    */
   now?: () => number;
+  /** Where a `hf:` model download draws its progress bar (the CLI gives its stderr); none by default. */
+  progress?: (text: string) => void;
 }
 
 declare module 'fastify' {
@@ -58,6 +61,8 @@ declare module 'fastify' {
      * at once. Resolves when every socket is closed.
      */
     shutdownGracefully(): Promise<void>;
+    /** The llama.cpp models the config names, loading in the background (`engine.ready`). */
+    localModels: readonly LocalModel[];
     /**
      * Call once listening: on an empty store, creates the `default` organisation (elite) and
      * returns its one test key, to be shown once; names the organisations without a usable
@@ -84,11 +89,15 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const app: FastifyInstance = Fastify({
     ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, redact, stream: logDestination } }),
     // The core's rule for `x-request-id`, so logs, the response header and settled records agree.
-    genReqId: (request) => resolveRequestId(request.headers, options.handlerOptions?.generateId),
+    // An admin request always gets our own: its audit row must name an id a client cannot choose.
+    genReqId: (request) => resolveRequestId(request.url?.startsWith(`${adminBasePath}/`) ? {} : request.headers, options.handlerOptions?.generateId),
     // Our drain hook answers 503 in the core's envelope instead of Fastify's own body.
     return503OnClosing: false,
     // One access line per request, not two (see request-log.ts).
     logController: new OneLineRequestLog(),
+    // Fastify's own limit (100) answered a long admin path parameter with its own 414 body,
+    // before any hook checked the admin token. Node already bounds the request line.
+    routerOptions: { maxParamLength: maxHeaderSize },
   });
   if (logDestination !== undefined) app.addHook('onClose', async () => logDestination.close());
   // Headers and body within the request timeout, else 408 in the envelope and the connection
@@ -98,10 +107,19 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const env = options.env ?? process.env;
   const tracing = await startTracing(env);
   if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
-  const { registry, testEngine, summary } = await createEngines(config, env, {
-    ...(tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {}),
-    // Usage an upstream reported is checked, not trusted (decisions §6): a replaced one is logged, figures only.
-    onUsageReplaced: ({ requestId, model, reported, used, reasons }) => app.log.warn({ reqId: requestId, upstreamModel: model, reported, used, reasons }, 'upstream usage replaced by our own count'),
+  const { registry, testEngine, summary, localModels } = await createEngines(
+    config,
+    env,
+    {
+      ...(tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {}),
+      // Usage an upstream reported is checked, not trusted (decisions §6): a replaced one is logged, figures only.
+      onUsageReplaced: ({ requestId, model, reported, used, reasons }) => app.log.warn({ reqId: requestId, upstreamModel: model, reported, used, reasons }, 'upstream usage replaced by our own count'),
+    },
+    { cwd: options.cwd ?? process.cwd(), ...(options.progress !== undefined ? { progress: options.progress } : {}) },
+  );
+  // Last in, first out: the models are freed after the server stops answering.
+  app.addHook('onClose', async () => {
+    await Promise.all(localModels.map((local) => local.engine.dispose()));
   });
   const access =
     options.accessControl === undefined
@@ -161,8 +179,8 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   if (config.cors !== undefined) await registerCors(app, config.cors);
   if (config.overload !== false) await registerLoadShedding(app, config.overload);
   registerHealthRoute(app);
-  registerReadyRoute(app, access && { store: access.store, limiter: access.limiter });
-  if (metrics !== undefined) registerMetricsRoute(app, metrics);
+  registerReadyRoute(app, access && { store: access.store, limiter: access.limiter }, localModels);
+  if (metrics !== undefined) registerMetricsRoute(app, metrics, config.metricsToken);
   if (access !== undefined) await registerAdminApi(app, config, { store: access.store, accessControl: access.accessControl, ...(options.now !== undefined ? { now: options.now } : {}) });
   else if (config.adminTokens.length > 0) app.log.warn('admin API off: it needs the server\'s own store (an accessControl was passed in)');
   await app.register(fastifyQuantumChat, { prefix: '/v1', handler: createChatHandler({ ...shared, streamFormat: 'quantum' }) });
@@ -170,6 +188,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   // GET / (playground) and GET /docs (API reference), served from @quantum-chat/web's own files.
   await app.register(quantumChatWeb, { apiBasePath: '/v1' });
 
+  app.decorate('localModels', localModels);
   app.decorate('prepareStarterKeys', () => (access === undefined ? Promise.resolve({ organisationsWithoutUsableKey: [] }) : prepareStarterKeys(access.store)));
   let closing: Promise<void> | undefined;
   app.decorate('shutdownGracefully', () => {

@@ -1,26 +1,32 @@
-import { issueApiKey, type KeyStore } from '@quantum-chat/access-control';
+import type { KeyStore } from '@quantum-chat/access-control';
+import { AdminApiError } from './admin/admin-errors.js';
+import { createAdminService, type AdminActor } from './admin/admin-service.js';
 
 /** The organisation made on first start. */
 export const defaultOrganisationName = 'default';
 
+/** Who the audit log says made them. */
+const firstStart: AdminActor = { actor: 'server:first-start' };
+
 /**
  * On first start (an empty store) creates the `default` organisation on the `elite` plan and
- * one test key, and returns that key: the caller shows it once. Returns `undefined` when the
- * store already has organisations, or when another process seeded it first.
+ * one test key, and returns that key: the caller shows it once. Both are made through the
+ * admin service, so the audit log has them like any other change. Returns `undefined` when
+ * the store already has organisations, or when another process seeded it first.
  *
  * @example
  * const key = await seedDefaultOrganisation(store);
  * if (key) console.log(key);
  */
-export async function seedDefaultOrganisation(store: KeyStore): Promise<string | undefined> {
+export async function seedDefaultOrganisation(store: KeyStore, now: () => number = Date.now): Promise<string | undefined> {
   if ((await store.listOrganisations()).length > 0) return undefined;
+  const admin = createAdminService({ store, modelIds: [], now });
   try {
-    await store.createOrganisation({ name: defaultOrganisationName, plan: 'elite' });
+    await admin.createOrganisation({ name: defaultOrganisationName, plan: 'elite' }, firstStart);
   } catch (error) {
     // Two processes started on one empty store at once: the other one seeded it.
-    if ((await store.getOrganisation(defaultOrganisationName)) !== undefined) return undefined;
+    if (error instanceof AdminApiError && error.code === 'organisation_exists') return undefined;
     throw error;
   }
-  const { key } = await issueApiKey(store, { organisation: defaultOrganisationName, kind: 'test' });
-  return key;
+  return (await admin.createKey({ organisation: defaultOrganisationName, kind: 'test' }, firstStart)).secret;
 }

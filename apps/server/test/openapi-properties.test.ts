@@ -50,7 +50,8 @@ function explainAdminRefusal(status: number, error: RefusalError | undefined): s
 }
 
 beforeAll(async () => {
-  server = await startInProcessServer({ adminToken });
+  // Broken requests send wrong admin tokens on purpose, all from one address: not guesses to throttle.
+  server = await startInProcessServer({ adminToken, adminTokenFailuresPerMinute: 1_000_000 });
   const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
   expect((await fetch(`${server.origin}${adminBasePath}/organisations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: organisation, plan: 'free' }) })).status).toBe(201);
   const created = await fetch(`${server.origin}${adminBasePath}/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ organisation }) });

@@ -38,7 +38,7 @@ export interface AccessControlOptions {
   dailyTimeoutMs?: number;
   /** When the store cannot count the day's tokens: false (default) counts in this process; true answers 503. */
   failClosed?: boolean;
-  /** How usage rows are batched (flush interval, buffer bound, when a dead instance's rows are settled). */
+  /** How usage rows are written (durable or buffered, commit timeout, progress interval, buffer bound, when a dead instance's rows are settled). */
   usage?: Omit<UsageLedgerOptions, 'store'>;
   /** ms since the epoch, for key expiry and usage times; injected so that tests control time. `Date.now` by default. */
   now?: () => number;
@@ -112,7 +112,8 @@ function tighterState(first: LimitState, second: LimitState): LimitState {
  * up by SHA-256 (cached, see `createKeyCache`), requests count against their organisation's
  * limits (test keys in their own buckets), tokens are reserved as `prompt + max_tokens` and
  * settled to real usage, the day's tokens are counted in the store, and every admitted request
- * is written to the store's usage ledger in batches, running ones included.
+ * is written to the store's usage ledger: its settled row is committed (group commit) before
+ * its answer is acknowledged, which also settles the organisation's day.
  *
  * @example
  * const accessControl = createAccessControl({ store: createSqliteKeyStore('.data/keys.sqlite') });
@@ -249,6 +250,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
         plan: found.organisation.plan,
         kind: found.key.kind,
         ...(found.key.requireSignature ? { requireSignature: true } : {}),
+        ...(found.key.allowedModels !== null ? { allowedModels: found.key.allowedModels } : {}),
       };
       contexts.set(principal, {
         keyId: found.key.id,
@@ -290,14 +292,17 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       return {
         headers: rateLimitHeaders(state),
         track: (read) => running.track(read),
+        // The answer waits for its usage row (and, in the same transaction, the organisation's day).
+        settleBeforeAnswer: ledger.durable,
         async settle(outcome: AdmissionOutcome) {
           if (settled) return;
           settled = true;
-          running.settle(outcome);
+          // Both at once: the row's commit and the limits' release (per minute, a key's own day).
+          const released = settle(outcome.promptTokens + outcome.completionTokens).catch(report);
           try {
-            await settle(outcome.promptTokens + outcome.completionTokens);
-          } catch (error) {
-            report(error);
+            await running.settle(outcome);
+          } finally {
+            await released;
           }
         },
       };

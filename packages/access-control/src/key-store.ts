@@ -59,6 +59,12 @@ export interface UsageRecord {
   model: string;
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Of `promptTokens`, those the model read from its prompt cache, as it reported them
+   * (OpenAI's `prompt_tokens_details.cached_tokens`; operators bill them differently). Absent
+   * when the model reported none.
+   */
+  cachedPromptTokens?: number;
   /** The HTTP status answered (200 also for a stream that failed mid-way). */
   status: number;
   /** The request ended by a client disconnect, an error or a crash of its instance. */
@@ -89,6 +95,8 @@ export interface UsageSummaryRow {
   model: string;
   requests: number;
   promptTokens: number;
+  /** Of `promptTokens`, those the models read from their prompt caches (as they reported). */
+  cachedPromptTokens: number;
   completionTokens: number;
   /** Requests answered with a status of 400 or more. */
   errors: number;
@@ -129,8 +137,13 @@ export interface AuditEntry {
   subject: string | null;
   /** The change, as given (never a secret). */
   details: Record<string, unknown>;
-  /** The `x-request-id` of the admin API request, if it came through the API. */
+  /** Our `x-request-id` of the admin API request (the one its response carried), if it came through the API. */
   requestId: string | null;
+  /**
+   * The `x-request-id` the client sent, as it came (at most 128 characters), kept apart from
+   * ours: a client chooses it, so it proves nothing. Absent or null: none was sent.
+   */
+  clientRequestId?: string | null;
 }
 
 /** A change to a key. A field left out is left alone. */

@@ -158,7 +158,7 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
       );
     },
     async writeAudit(entry) {
-      audit.push({ ...entry, id: audit.length + 1, details: structuredClone(entry.details) });
+      audit.push({ ...entry, id: audit.length + 1, details: structuredClone(entry.details), clientRequestId: entry.clientRequestId ?? null });
     },
     async listAudit({ since, limit } = {}) {
       const entries = audit.filter((entry) => entry.at >= (since ?? 0)).reverse();

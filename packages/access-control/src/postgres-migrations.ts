@@ -108,4 +108,11 @@ export const postgresMigrations: readonly string[] = [
    CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
      FOR EACH ROW EXECUTE FUNCTION quantum_chat_audit_log_append_only();
    CREATE INDEX usage_by_time ON usage (created_at);`,
+
+  // The audit log keeps the client's own x-request-id apart from ours (request_id).
+  `ALTER TABLE audit_log ADD COLUMN client_request_id text;`,
+
+  // The prompt tokens a model read from its cache (OpenAI's `cached_tokens`), NULL when it
+  // reported none.
+  `ALTER TABLE usage ADD COLUMN cached_prompt_tokens bigint;`,
 ];

@@ -1,11 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeKeyStoreContract } from '../test/key-store-contract.js';
 import { hashApiKey } from './hash-api-key.js';
 import { issueApiKey } from './issue-api-key.js';
 import { createSqliteKeyStore } from './sqlite-key-store.js';
+import { sqliteMigrations } from './sqlite-migrations.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-sqlite-'));
 let files = 0;
@@ -54,5 +56,23 @@ describe('createSqliteKeyStore', () => {
     expect(readFileSync(`${path}-wal`).length).toBeGreaterThan(0);
     await writer.close();
     await reader.close();
+  });
+
+  it('should upgrade a store whose audit log predates client_request_id: old entries read as null, new ones keep it', async () => {
+    const path = nextPath();
+    const old = new Database(path);
+    for (const migration of sqliteMigrations.slice(0, 3)) old.exec(migration);
+    old.pragma('user_version = 3');
+    old.prepare('INSERT INTO audit_log (at, actor, action, subject, details, request_id) VALUES (?, ?, ?, ?, ?, ?)').run(1_000, 'admin:ops', 'organisation.create', 'acme', '{"plan":"free"}', 'req_old');
+    old.close();
+
+    const store = createSqliteKeyStore(path);
+    expect(await store.migrate()).toEqual({ from: 3, to: sqliteMigrations.length });
+    await store.writeAudit({ at: 2_000, actor: 'admin:ops', action: 'key.revoke', subject: 'key_1', details: {}, requestId: 'req_new', clientRequestId: 'theirs' });
+    expect((await store.listAudit()).map(({ requestId, clientRequestId }) => ({ requestId, clientRequestId }))).toEqual([
+      { requestId: 'req_new', clientRequestId: 'theirs' },
+      { requestId: 'req_old', clientRequestId: null },
+    ]);
+    await store.close();
   });
 });

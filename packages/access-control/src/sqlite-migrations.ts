@@ -112,4 +112,11 @@ export const sqliteMigrations: readonly string[] = [
    CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
    CREATE INDEX usage_by_time ON usage (created_at);`,
+
+  // The audit log keeps the client's own x-request-id apart from ours (request_id).
+  `ALTER TABLE audit_log ADD COLUMN client_request_id TEXT;`,
+
+  // The prompt tokens a model read from its cache (OpenAI's `cached_tokens`), NULL when it
+  // reported none.
+  `ALTER TABLE usage ADD COLUMN cached_prompt_tokens INTEGER;`,
 ];

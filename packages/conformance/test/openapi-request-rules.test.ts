@@ -31,6 +31,7 @@ const rules: [string, Record<string, unknown>, boolean][] = [
   ['an assistant message with tool calls and content null', { messages: [user, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_1', content: '{}' }] }, true],
   ['an assistant message with neither content nor tool calls', { messages: [user, { role: 'assistant' }, user] }, false],
   ['an assistant message with content null and no tool calls', { messages: [user, { role: 'assistant', content: null, tool_calls: [] }, user] }, false],
+  ['an assistant message with content null and tool calls null', { messages: [user, { role: 'assistant', content: null, tool_calls: null }, user] }, false],
   ['metadata with 16 entries', { metadata: entries(16) }, true],
   ['metadata with 17 entries', { metadata: entries(17) }, false],
   ['tool parameters of type object', { tools: [tool('get_weather', { type: 'object', properties: {} })] }, true],
@@ -72,6 +73,17 @@ describe('the OpenAPI document is as strict as the handler', async () => {
     expect(response.status < 400, response.body).toBe(accepted);
     expect(checker.validate(requestSchema, body).length === 0, checker.validate(requestSchema, body).join('\n')).toBe(accepted);
     expect(checker.checkResponse(chat, response)).toEqual([]);
+  });
+
+  // The rule is the message's (an `anyOf` on it): the document refuses the message, and the handler names it.
+  it.each([
+    ['neither field', { role: 'assistant' }],
+    ['content null and tool calls null', { role: 'assistant', content: null, tool_calls: null }],
+    ['content null and no tool calls', { role: 'assistant', content: null, tool_calls: [] }],
+  ])('should name the message an assistant message with %s is refused at', async (_what, message) => {
+    const body = { model: 'quantum-lite', messages: [user, message, user] };
+    expect(checker.validate(requestSchema, body).some((problem) => problem.startsWith('/messages/1:'))).toBe(true);
+    expect(JSON.parse((await post(body)).body)).toMatchObject({ error: { code: 'missing_required_parameter', param: 'messages[1]' } });
   });
 
   it('should list the known model ids, the added one too, in the request and the model path', () => {

@@ -81,7 +81,7 @@ export const badInputCases: BadInputCase[] = [
   { name: 'content missing', body: chat({ messages: [{ role: 'user' }] }), expect: invalid('missing_required_parameter', 'messages[0].content') },
   { name: 'image part', body: chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }), expect: invalid('unsupported_value', 'messages[0].content[0].type') },
   { name: 'text part without text', body: chat({ messages: [{ role: 'user', content: [{ type: 'text' }] }] }), expect: invalid('invalid_value', 'messages[0].content') },
-  { name: 'assistant without content', body: chat({ messages: [...user, { role: 'assistant' }] }), expect: invalid('missing_required_parameter', 'messages[1].content') },
+  { name: 'assistant without content or tool calls', body: chat({ messages: [...user, { role: 'assistant' }] }), expect: invalid('missing_required_parameter', 'messages[1]') },
   { name: 'orphan tool message', body: chat({ messages: [...user, { role: 'tool', tool_call_id: 'call_1', content: 'x' }] }), expect: invalid('invalid_value', 'messages[1].tool_call_id') },
   { name: 'tool message without id', body: chat({ messages: [...user, { role: 'tool', content: 'x' }] }), expect: invalid('missing_required_parameter', 'messages[1].tool_call_id') },
   { name: 'tool_calls not an array', body: chat({ messages: [...user, { role: 'assistant', content: null, tool_calls: {} }] }), expect: invalid('invalid_type', 'messages[1].tool_calls') },

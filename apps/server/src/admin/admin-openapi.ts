@@ -35,7 +35,14 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const jsonContent = (schema: JsonObject) => ({ 'application/json': { schema } });
-const requestIdHeader = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+/** Unlike the chat API's, never the client's: its audit entry must name an id a client cannot choose. */
+const requestIdHeader = {
+  'x-request-id': {
+    required: true,
+    schema: { type: 'string', minLength: 1 },
+    description: "Our id of this admin request, always generated here (the audit log's `request_id`); an incoming `x-request-id` is not echoed but kept as `client_request_id`.",
+  },
+};
 
 /** The codes each status may carry on the admin API, the core's and its own. */
 const adminStatusCodes: Record<number, string[]> = {
@@ -46,6 +53,7 @@ const adminStatusCodes: Record<number, string[]> = {
   409: ['organisation_exists', 'key_revoked', 'key_expired'],
   413: ['request_too_large'],
   415: ['unsupported_media_type'],
+  429: ['too_many_failed_admin_tokens'],
   503: ['store_unavailable'],
 };
 
@@ -59,7 +67,7 @@ function errorResponses(statuses: number[]): JsonObject {
       const codes = adminStatusCodes[status]!;
       const types = [...new Set(codes.map(typeOf))];
       const description = `The error envelope. ${types.map((type) => `\`${type}\`: ${codes.filter((code) => typeOf(code) === type).map((code) => `\`${code}\``).join(', ')}`).join('; ')}.`;
-      const headers = status === 503 ? { ...requestIdHeader, 'retry-after': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' } } : requestIdHeader;
+      const headers = status === 503 || status === 429 ? { ...requestIdHeader, 'retry-after': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' } } : requestIdHeader;
       return [String(status), { description, headers, content: jsonContent(ref('ErrorEnvelope')) }];
     }),
   );
@@ -107,7 +115,8 @@ function operation(spec: OperationSpec): JsonObject {
     responses: {
       [String(spec.success.status)]: { description: spec.success.description, headers: requestIdHeader, content: jsonContent(ref(spec.success.schema)) },
       // 404: also every path while the admin API is off.
-      ...errorResponses([...new Set([400, 401, 404, 405, 503, ...spec.errors])].sort()),
+      // 429: every path, for an address that presented too many wrong admin tokens.
+      ...errorResponses([...new Set([400, 401, 404, 405, 429, 503, ...spec.errors])].sort()),
     },
   };
 }
@@ -183,7 +192,8 @@ function adminPaths(): JsonObject {
       patch: operation({
         operationId: 'adminUpdateKey',
         summary: 'Change expiry, models and limits',
-        description: "Changes a key's expiry, the models it may use and its own limits; running servers apply it at once.",
+        description:
+          "Changes a key's expiry, the models it may use and its own limits; running servers apply it at once. A revoked key is 409 `key_revoked`; an expired key (its expiry passed, or rotated out) is 409 `key_expired`: it is never revived, clearing or postponing its expiry included. Create a new key instead.",
         parameters: [keyId],
         body: { schema: 'AdminUpdateKeyRequest', required: true },
         success: { status: 200, description: 'The key after the change.', schema: 'AdminApiKey' },
@@ -285,7 +295,7 @@ export function withAdminApi(document: JsonObject, models: readonly string[]): J
           type: 'http',
           scheme: 'bearer',
           description:
-            'An admin token (the admin API only): the config\'s `adminToken` or `adminTokens`, or `QUANTUM_CHAT_ADMIN_TOKEN`. Without one configured the admin API is off and answers 404.',
+            'An admin token (the admin API only): the config\'s `adminToken` or `adminTokens`, or `QUANTUM_CHAT_ADMIN_TOKEN`. Without one configured the admin API is off and answers 404. A client address that presents 10 wrong tokens within a minute (`adminTokenFailuresPerMinute` in the config) gets 429 `too_many_failed_admin_tokens` (with `retry-after`) for every admin request until that minute ends.',
         },
       },
       schemas: { ...(components.schemas as JsonObject), ...adminSchemas(models) },

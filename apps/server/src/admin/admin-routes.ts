@@ -3,6 +3,7 @@ import { bodyRejectionError, hostStatusError, methodNotAllowedError } from '@qua
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AdminApiError, sendAdminError } from './admin-errors.js';
 import type { AdminActor, AdminService } from './admin-service.js';
+import { adminFailureWindowSeconds, type AdminTokenThrottle } from './admin-token-throttle.js';
 import type { AdminIdentity } from './admin-tokens.js';
 
 /** Admin bodies are small objects: 64 KiB is plenty, and bounds what a token holder can send. */
@@ -51,6 +52,8 @@ export interface AdminRoutesOptions {
   service: AdminService;
   /** The identity behind a presented admin token, or undefined. */
   verifyToken: (token: string) => AdminIdentity | undefined;
+  /** Counts wrong tokens per client address and says when one must wait. */
+  throttle: AdminTokenThrottle;
 }
 
 declare module 'fastify' {
@@ -68,19 +71,49 @@ function bearerToken(request: FastifyRequest): string | null | undefined {
 
 /**
  * Checks in the order of decisions §1: route and method (405 with `Allow`), then the admin
- * token (401), before any body is read, so that nobody without a token gets a body parsed.
+ * token (401, or 429 for an address that presented too many wrong ones), before any body is
+ * read, so that nobody without a token gets a body parsed. Each wrong token is logged (warn),
+ * never the token itself.
  */
-function checkMethodAndToken(request: FastifyRequest, verifyToken: AdminRoutesOptions['verifyToken']): void {
+async function checkMethodAndToken(request: FastifyRequest, options: Pick<AdminRoutesOptions, 'verifyToken' | 'throttle'>): Promise<void> {
   const route = request.routeOptions.url?.slice(request.routeOptions.url.indexOf('/admin/v1') + '/admin/v1'.length) ?? '';
   const methods = Object.keys(adminRoutes[route] ?? {});
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   if (!methods.includes(method)) throw methodNotAllowedError(request.method, request.url.split('?', 1)[0]!, methods);
+  const waitMs = await options.throttle.throttledFor(request.ip);
+  if (waitMs !== undefined) throw throttledError(waitMs);
   const token = bearerToken(request);
   if (token === undefined) throw new AdminApiError('missing_admin_token', 'The admin API needs an admin token: send Authorization: Bearer <admin token>.');
-  if (token === null) throw new AdminApiError('invalid_admin_token', 'The Authorization header must be `Bearer <admin token>`.');
-  const identity = verifyToken(token);
-  if (identity === undefined) throw new AdminApiError('invalid_admin_token', 'The admin token is not valid.');
+  const identity = token === null ? undefined : options.verifyToken(token);
+  if (identity === undefined) {
+    const { failures, throttledNow } = await options.throttle.fail(request.ip);
+    const where = { clientAddress: request.ip, path: request.url.split('?', 1)[0]!.slice(0, 256), failures };
+    request.log.warn({ ...where, reason: token === null ? 'malformed_authorization' : 'invalid_admin_token' }, 'admin token refused');
+    if (throttledNow) request.log.warn({ ...where, windowSeconds: adminFailureWindowSeconds }, 'admin token guesses throttled');
+    if (token === null) throw new AdminApiError('invalid_admin_token', 'The Authorization header must be `Bearer <admin token>`.');
+    throw new AdminApiError('invalid_admin_token', 'The admin token is not valid.');
+  }
   request.adminIdentity = identity;
+}
+
+function throttledError(waitMs: number): AdminApiError {
+  const seconds = Math.ceil(waitMs / 1000);
+  return new AdminApiError('too_many_failed_admin_tokens', `Too many wrong admin tokens from this address; retry in ${seconds} s.`, {
+    headers: { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(waitMs)) },
+  });
+}
+
+/**
+ * The `x-request-id` the client sent (the first, at most 128 characters), read from the raw
+ * headers: the server hook has replaced the parsed one with our id, which an admin request
+ * always gets (see create-server.ts).
+ */
+function clientRequestId(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index]!.toLowerCase() === 'x-request-id') return raw[index + 1]!.slice(0, 128);
+  }
+  return undefined;
 }
 
 function storeUnavailable(cause: unknown): QuantumChatError {
@@ -114,7 +147,7 @@ export const adminApiRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (fas
   });
 
   fastify.addHook('onRequest', async (request) => {
-    checkMethodAndToken(request, options.verifyToken);
+    await checkMethodAndToken(request, options);
   });
   fastify.setErrorHandler((error, request, reply) => {
     if (error instanceof AdminApiError || QuantumChatError.isInstance(error)) return sendAdminError(reply, error);
@@ -132,7 +165,8 @@ export const adminApiRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (fas
       bodyLimit: adminBodyLimitBytes,
       handler: async (request, reply) => {
         const method = (request.method === 'HEAD' ? 'GET' : request.method) as keyof typeof operations;
-        const by: AdminActor = { actor: request.adminIdentity!.actor, requestId: request.id };
+        const sent = clientRequestId(request);
+        const by: AdminActor = { actor: request.adminIdentity!.actor, requestId: request.id, ...(sent !== undefined ? { clientRequestId: sent } : {}) };
         const result = await operations[method]!(options.service, { params: request.params as Params, query: request.query, body: request.body }, by);
         return reply.code(result.status).header('cache-control', 'no-store').send(result.body);
       },

@@ -161,6 +161,7 @@ export const usageRowSchema = z.object({
   model: z.string(),
   requests: z.int(),
   prompt_tokens: z.int(),
+  cached_prompt_tokens: z.int().describe('Of `prompt_tokens`, those the models read from their prompt caches, as they reported (OpenAI\'s `cached_tokens`); 0 when none did.'),
   completion_tokens: z.int(),
   total_tokens: z.int(),
   errors: z.int().describe('Requests answered with a status of 400 or more after they were admitted.'),
@@ -180,11 +181,12 @@ export const auditEntrySchema = z.object({
   object: z.literal('audit_entry'),
   id: z.int(),
   created_at: z.int(),
-  actor: z.string().describe('Who acted: `admin:<token id>` or `cli:<system user>`.'),
+  actor: z.string().describe('Who acted: `admin:<token id>`, `cli:<system user>`, or `server:first-start` for the organisation and key a first start makes.'),
   action: z.string().describe('`organisation.create`, `organisation.update`, `key.create`, `key.update`, `key.revoke`, `key.rotate`.'),
   subject: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
-  request_id: z.string().nullable(),
+  request_id: z.string().nullable().describe('Our id of the admin API request: the `x-request-id` its response carried. `null` from the CLI and the first start.'),
+  client_request_id: z.string().nullable().describe('The `x-request-id` the client sent, as it came (at most 128 characters); it names nothing we made. `null` when none was sent.'),
 });
 export type AuditEntryObject = z.infer<typeof auditEntrySchema>;
 

@@ -26,10 +26,12 @@ import { parseAdminInput } from './parse-admin-input.js';
 
 /** Who acts, for the audit log: never a secret. */
 export interface AdminActor {
-  /** `admin:<token id>` through the API, `cli:<system user>` from the CLI. */
+  /** `admin:<token id>` through the API, `cli:<system user>` from the CLI, `server:first-start` for what a first start seeds. */
   actor: string;
-  /** The admin API request's `x-request-id`. */
+  /** The admin API request's id: ours, the `x-request-id` its response carries. */
   requestId?: string;
+  /** The `x-request-id` the client sent, if any (at most 128 characters): kept apart from ours. */
+  clientRequestId?: string;
 }
 
 export interface AdminServiceOptions {
@@ -79,7 +81,7 @@ export function createAdminService(options: AdminServiceOptions) {
   const knownModels = new Set(options.modelIds);
 
   async function audit(by: AdminActor, action: string, subject: string | null, details: Record<string, unknown>): Promise<void> {
-    const entry = { at: now(), actor: by.actor, action, subject, details, requestId: by.requestId ?? null };
+    const entry = { at: now(), actor: by.actor, action, subject, details, requestId: by.requestId ?? null, clientRequestId: by.clientRequestId ?? null };
     try {
       await store.writeAudit(entry);
       options.onAudit?.(entry, true);
@@ -104,6 +106,12 @@ export function createAdminService(options: AdminServiceOptions) {
 
   function requireChangeable(key: ApiKeyRecord, verb: string): void {
     if (key.revoked) throw new AdminApiError('key_revoked', `The key ${key.id} is revoked; it cannot be ${verb}.`);
+  }
+
+  /** An expired key (its own expiry, or rotated out) is never revived: a new key is made instead (decisions §9). */
+  function requireUnexpired(key: ApiKeyRecord): void {
+    if (keyStatus(key, now()) !== 'expired') return;
+    throw new AdminApiError('key_expired', `The key ${key.id} expired at ${new Date(key.expiresAt!).toISOString()}; an expired key stays expired: create a new key instead (POST /admin/v1/keys, or quantum-chat keys create).`);
   }
 
   function futureTime(value: number | string | null | undefined, param: string): number | null | undefined {
@@ -219,7 +227,9 @@ export function createAdminService(options: AdminServiceOptions) {
       const request = body(updateKeyRequestSchema, input);
       const expiresAt = futureTime(request.expires_at, 'expires_at');
       const allowedModels = checkModels(request.allowed_models, 'allowed_models');
-      requireChangeable(await requireKey(id), 'changed');
+      const key = await requireKey(id);
+      requireChangeable(key, 'changed');
+      requireUnexpired(key);
       const change: KeyChange = {};
       if (expiresAt !== undefined) change.expiresAt = expiresAt;
       if (allowedModels !== undefined) change.allowedModels = allowedModels;
@@ -254,7 +264,7 @@ export function createAdminService(options: AdminServiceOptions) {
       const old = await requireKey(id);
       requireChangeable(old, 'rotated');
       const time = now();
-      if (keyStatus(old, time) === 'expired') throw new AdminApiError('key_expired', `The key ${old.id} expired at ${new Date(old.expiresAt!).toISOString()}; create a new key instead.`);
+      requireUnexpired(old);
       const overlapSeconds = request.overlap_seconds ?? defaultOverlapSeconds;
       const expiresAt = newExpiry === undefined ? old.expiresAt : newExpiry;
       const { key, record } = await issueApiKey(store, {

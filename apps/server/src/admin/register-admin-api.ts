@@ -4,6 +4,7 @@ import type { ServerConfig } from '../config-schema.js';
 import { adminBasePath } from './admin-openapi.js';
 import { adminApiRoutes } from './admin-routes.js';
 import { createAdminService } from './admin-service.js';
+import { createAdminTokenThrottle } from './admin-token-throttle.js';
 import { createAdminTokenVerifier } from './admin-tokens.js';
 import { configuredModelIds } from './configured-model-ids.js';
 
@@ -34,7 +35,7 @@ export async function registerAdminApi(app: FastifyInstance, config: ServerConfi
       else app.log.error({ err: error, audit: entry }, 'admin action not written to the audit log');
     },
   });
-  await app.register(adminApiRoutes, { prefix: adminBasePath, service, verifyToken: createAdminTokenVerifier(config.adminTokens) });
+  await app.register(adminApiRoutes, { prefix: adminBasePath, service, verifyToken: createAdminTokenVerifier(config.adminTokens), throttle: createAdminTokenThrottle(config.adminTokenFailuresPerMinute) });
   app.log.info({ tokens: config.adminTokens.map((token) => token.id) }, `admin API on at ${adminBasePath}`);
   return true;
 }

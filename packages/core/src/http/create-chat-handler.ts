@@ -2,6 +2,7 @@ import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/sign
 import type { AccessControl, Admission, AdmissionDemand, AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
+import { selectPassedThrough } from '../engine/pass-through-policy.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
@@ -224,12 +225,12 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   async function listModels(request: ChatHttpRequest, modelId?: string): Promise<ChatHttpResponse> {
     const principal = await authenticateRequest(request, new Uint8Array(0), authSettings, false);
     if (modelId === undefined) {
-      const data = registry!.list().map((model) => registry!.toModelObject(model, principal?.plan));
+      const data = registry!.list().map((model) => registry!.toModelObject(model, principal?.plan, principal?.allowedModels));
       return jsonResponse(200, {}, JSON.stringify({ object: 'list', data }));
     }
     const model = registry!.get(modelId);
     if (model === undefined) throw modelNotFoundError(modelId, registry!.list());
-    return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan)));
+    return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan, principal?.allowedModels)));
   }
 
   /** A chat completion, watched from arrival to settlement (logs, metrics, traces). */
@@ -272,13 +273,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     }
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
     const engineRequest: ChatEngineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
-    // An engine that passes everything through gets the unknown fields; they are not "ignored" then.
-    const passedThrough = engine.passThrough === 'all' ? validated.unknownFields : undefined;
+    // The unknown fields the engine forwards are not "ignored"; the rest are named in a header.
+    const passedThrough = selectPassedThrough(engine.passThrough, validated.unknownFields);
     if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;
     // No `await` without an admission step: each one is a turn of the microtask queue.
     const admission: Admission | undefined = accessControl.admit === undefined ? undefined : await accessControl.admit(principal, admissionDemand(engine, engineRequest, requestId, model.id));
     const headers: Record<string, string> = { ...admission?.headers };
-    if (validated.ignoredParams.length > 0 && passedThrough === undefined) headers['x-quantum-ignored-params'] = ignoredParamsHeader(validated.ignoredParams);
+    const ignoredParams = passedThrough === undefined ? validated.ignoredParams : validated.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
+    if (ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(ignoredParams);
     const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
     const settings = {
       engine,
@@ -293,9 +295,22 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       keepAliveIntervalMs,
       stallTimeoutMs,
       track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
-      onSettled: (outcome: RunOutcome) => {
-        void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
+      onSettled: (outcome: RunOutcome): Promise<void> | undefined => {
+        const settling = admission?.settle(outcome);
+        // A finished answer waits for a durable settle, whose failure becomes its own.
+        if (admission?.settleBeforeAnswer === true && outcome.status === 200 && !outcome.interrupted && settling instanceof Promise) {
+          return settling.then(
+            () => watch.settle(outcome),
+            (error: unknown) => {
+              // A stream's status is sent already; a JSON answer becomes the error.
+              watch.settle({ ...outcome, status: watch.stream ? outcome.status : QuantumChatError.isInstance(error) ? error.status : 500, interrupted: true });
+              throw error;
+            },
+          );
+        }
         watch.settle(outcome);
+        void Promise.resolve(settling).catch((error: unknown) => options.onError?.(error, { requestId }));
+        return undefined;
       },
       onStreamStart: () => watch.streamStarted(),
       onFirstToken: watch.firstToken,

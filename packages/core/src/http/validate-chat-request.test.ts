@@ -26,6 +26,65 @@ describe('validateChatRequest', () => {
   });
 });
 
+describe('validateChatRequest: an assistant message with neither content nor tool calls', () => {
+  // The request FUZZ_SEED=8599 of the ready server's OpenAPI properties sent (the shrunk
+  // counterexample, as sent): its valid `tool_calls` was broken to null, so the message breaks
+  // the rule "content (not null) or at least one tool call". The same body comes from breaking
+  // `content` of `{content: "x", tool_calls: null}`: neither field alone is at fault, the
+  // message is, as the document's `anyOf` on the message says.
+  const counterexample = {
+    model: 'quantum-lite',
+    messages: [
+      { ' ': {}, role: 'assistant', content: null, tool_calls: null, reasoning_content: '', reasoning: null, name: '' },
+      { role: 'tool', content: '', tool_call_id: '' },
+    ],
+    stream: false,
+    max_completion_tokens: 1,
+    top_p: null,
+    stop: '',
+    seed: null,
+    user: null,
+    metadata: null,
+    n: null,
+    parallel_tool_calls: null,
+    stream_options: {},
+    tools: [
+      { type: 'function', function: { name: '0', description: null, parameters: { type: 'object' }, strict: false } },
+      { type: 'function', function: { name: '0_1', parameters: { type: 'object' }, strict: false } },
+    ],
+    tool_choice: null,
+    response_format: { ' ': {}, type: 'json_schema', json_schema: { name: 'a', description: '', schema: { type: 'object' }, strict: null } },
+    top_logprobs: null,
+    presence_penalty: null,
+    frequency_penalty: null,
+    logit_bias: { '0': -100 },
+    reasoning_effort: 'low',
+  };
+
+  it('should name the message, which holds both fields of the rule, for the FUZZ_SEED=8599 counterexample', () => {
+    expect(() => validateChatRequest(counterexample)).toThrow(expect.objectContaining({ status: 400, code: 'missing_required_parameter', param: 'messages[0]' }));
+  });
+
+  it.each([
+    ['no content and no tool_calls', { role: 'assistant' }],
+    ['content null and tool_calls null', { role: 'assistant', content: null, tool_calls: null }],
+    ['content null and tool_calls empty', { role: 'assistant', content: null, tool_calls: [] }],
+    ['no content and tool_calls empty', { role: 'assistant', tool_calls: [] }],
+  ])('should name the message for %s, saying which fields the rule takes', (_what, message) => {
+    expect(() => validateChatRequest({ ...base, messages: [...base.messages, message] })).toThrow(
+      expect.objectContaining({ code: 'missing_required_parameter', param: 'messages[1]', message: expect.stringMatching(/'messages\[1\]\.content'.*'messages\[1\]\.tool_calls'/u) }),
+    );
+  });
+
+  it('should still name a tool call that is itself invalid, content null or not', () => {
+    const broken = { id: 'call_1', type: 'function', function: { name: 'f' } };
+    expect(() => validateChatRequest({ ...base, messages: [...base.messages, { role: 'assistant', content: null, tool_calls: [broken] }] })).toThrow(
+      expect.objectContaining({ param: 'messages[1].tool_calls[0].function.arguments' }),
+    );
+    expect(() => validateChatRequest({ ...base, messages: [...base.messages, { role: 'assistant', tool_calls: 'call_1' }] })).toThrow(expect.objectContaining({ param: 'messages[1].tool_calls' }));
+  });
+});
+
 describe('validateChatRequest: output controls', () => {
   const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
 

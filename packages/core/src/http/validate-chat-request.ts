@@ -102,7 +102,13 @@ function validateMessages(raw: unknown): EngineMessage[] {
       case 'assistant': {
         const toolCalls = value.tool_calls ?? undefined;
         if ((value.content === null || value.content === undefined) && !toolCalls?.length) {
-          throw new QuantumChatError('missing_required_parameter', `Missing required parameter: 'messages[${index}].content' (an assistant message needs content or tool_calls).`, { param: `messages[${index}].content` });
+          // The rule spans two fields, so the message is at fault, not one of them: the same body
+          // reads as "content missing" or "tool_calls missing". The document's anyOf sits on the message too.
+          throw new QuantumChatError(
+            'missing_required_parameter',
+            `Missing required parameter: 'messages[${index}].content' or 'messages[${index}].tool_calls' (an assistant message needs content that is not null, or at least one tool call).`,
+            { param: `messages[${index}]` },
+          );
         }
         toolCalls?.forEach((call) => knownCallIds.add(call.id));
         const reasoning = value.reasoning_content ?? value.reasoning ?? undefined;

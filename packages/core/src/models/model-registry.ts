@@ -26,8 +26,11 @@ export interface ModelRegistry {
   list(): readonly RegisteredModel[];
   /** A model by id, or `undefined`. */
   get(id: string): RegisteredModel | undefined;
-  /** The wire object of a model (spec 2.2), with `available` when a plan is known. */
-  toModelObject(model: RegisteredModel, plan?: Plan): Model;
+  /**
+   * The wire object of a model (spec 2.2), with `available` when a plan is known: false where
+   * the plan, or the key's own `allowedModels` when given, does not allow it.
+   */
+  toModelObject(model: RegisteredModel, plan?: Plan, allowedModels?: readonly string[]): Model;
 }
 
 /** True when `plan` may use `model`. */
@@ -50,13 +53,13 @@ export function createModelRegistry(options: ModelRegistryOptions): ModelRegistr
   return {
     list: () => models,
     get: (id) => byId.get(id),
-    toModelObject: (model, plan) => ({
+    toModelObject: (model, plan, allowedModels) => ({
       id: model.id,
       object: 'model',
       created: 0,
       owned_by: model.ownedBy ?? ownedBy,
       requires_plan: model.requiresPlan,
-      ...(plan === undefined ? {} : { available: planAllows(model, plan) }),
+      ...(plan === undefined ? {} : { available: planAllows(model, plan) && (allowedModels === undefined || allowedModels.includes(model.id)) }),
     }),
   };
 }
