@@ -66,12 +66,31 @@ class MemoryStream {
     this.parts = undefined;
   }
 
-  wake(): void {
+  #wakeScheduled = false;
+
+  /**
+   * Wakes the followers on the next timer turn, not at once: the frames an engine produces in
+   * the meantime go to them in one read (and one socket write) instead of one each. The end
+   * wakes them at once.
+   */
+  wake(now = false): void {
+    if (this.waiters.length === 0) return;
+    if (now) {
+      this.#flush();
+      return;
+    }
+    if (this.#wakeScheduled) return;
+    this.#wakeScheduled = true;
+    setTimeout(this.#flush, 0);
+  }
+
+  readonly #flush = (): void => {
+    this.#wakeScheduled = false;
     const waiters = this.waiters;
     if (waiters.length === 0) return;
     this.waiters = [];
     for (const waiter of waiters) waiter();
-  }
+  };
 }
 
 /** Reads one stream from a position: everything at hand in one chunk, then waits for more. */
@@ -214,7 +233,7 @@ export function createMemoryStreamStore(options: MemoryStreamStoreOptions = {}):
       const expiresAt = now() + retentionMs;
       expiries.set(id, expiresAt);
       endedQueue.push({ id, expiresAt });
-      stream.wake();
+      stream.wake(true);
       sweep();
     },
     async describe(id): Promise<StreamInfo | undefined> {
