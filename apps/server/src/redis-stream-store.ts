@@ -135,18 +135,23 @@ export function createRedisStreamStore(url: string, options: RedisStreamStoreOpt
   let queue: Command[] = [];
   let flushScheduled = false;
 
-  function flush(): void {
-    flushScheduled = false;
-    const commands = queue;
-    queue = [];
-    if (commands.length === 0) return;
-    redis
+  /** Sends commands in one pipeline; resolves once Redis answered (failures go to `onError`, never reject). */
+  function send(commands: Command[]): Promise<void> {
+    return redis
       .pipeline(commands)
       .exec()
       .then((results) => {
         const failed = results?.find(([error]) => error !== null);
         if (failed !== undefined) onError(failed[0]);
       }, onError);
+  }
+
+  function flush(): void {
+    flushScheduled = false;
+    const commands = queue;
+    queue = [];
+    if (commands.length === 0) return;
+    void send(commands);
   }
 
   function enqueue(command: Command): void {
@@ -172,9 +177,14 @@ export function createRedisStreamStore(url: string, options: RedisStreamStoreOpt
     create(id, meta) {
       local.create(id, meta);
       producing.set(id, 0);
-      enqueue(['hset', metaKey(id), 'owner', meta.owner, 'kind', meta.kind, 'createdAt', meta.createdAt, 'state', 'running']);
-      enqueue(['expire', metaKey(id), runningTtlSeconds]);
-      enqueue(['set', heartbeatKey(id), '1', 'PX', heartbeatMs]);
+      // Sent at once, not with the next batch, and awaited before the response names the id: a
+      // resume on another instance in the same turn finds it. The batch's frames follow on the
+      // same connection, so Redis still sees them after it.
+      return send([
+        ['hset', metaKey(id), 'owner', meta.owner, 'kind', meta.kind, 'createdAt', meta.createdAt, 'state', 'running'],
+        ['expire', metaKey(id), runningTtlSeconds],
+        ['set', heartbeatKey(id), '1', 'PX', heartbeatMs],
+      ]);
     },
     append(id, frames: readonly StreamFrame[]) {
       local.append(id, frames);

@@ -129,9 +129,9 @@ export class ResumableStreams {
       const producer = new StreamProducer(this.store, id, { owner: streamOwner(principal), kind, createdAt: this.#now() }, frames, (ended) => runs.remove(ended), this.#runTimeoutMs);
       runs.add(producer);
       runs.attach(producer);
-      producer.start();
+      const created = producer.start();
       this.#report('started');
-      return followStream({
+      const following = followStream({
         store: this.store,
         id,
         after: 0,
@@ -141,7 +141,10 @@ export class ResumableStreams {
         stallTimeoutMs: this.#stallTimeoutMs,
         onEnded: () => runs.release(producer),
         startNow,
-      }).then((events) => ({ status: 200, headers: { ...sseHeaders, ...headers, 'x-quantum-stream-id': id }, events }));
+      });
+      const respond = (events: AsyncIterable<string>): ChatHttpResponse => ({ status: 200, headers: { ...sseHeaders, ...headers, 'x-quantum-stream-id': id }, events });
+      // A shared store first makes the stream known to every instance: a resume sent as soon as the id is seen finds it.
+      return created === undefined ? following.then(respond) : Promise.all([following, created]).then(([events]) => respond(events));
     };
     const started = runToStream(run);
     const keepAliveMs = this.#keepAliveMs;

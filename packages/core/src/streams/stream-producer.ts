@@ -53,8 +53,9 @@ export class StreamProducer {
     return this.#ended;
   }
 
-  start(): void {
-    this.#store.create(this.id, this.meta);
+  /** Starts pulling the run; resolves once the store can show the stream to any instance (see `StreamStore.create`). */
+  start(): void | Promise<void> {
+    const created = this.#store.create(this.id, this.meta);
     this.#unlistenCancel = this.#store.onCancel(this.id, () => this.cancel());
     const timeoutMs = this.#runTimeoutMs;
     if (timeoutMs > 0 && timeoutMs < Number.POSITIVE_INFINITY) {
@@ -67,7 +68,7 @@ export class StreamProducer {
     }
     if (this.#frames !== undefined) {
       this.#pull();
-      return;
+      return created;
     }
     this.#pending.then((frames) => {
       this.#frames = frames;
@@ -75,6 +76,7 @@ export class StreamProducer {
       if (this.#cancelled) void Promise.resolve(frames.return?.()).catch(() => undefined);
       else this.#pull();
     }, this.#onError);
+    return created;
   }
 
   /** Stops generation (the engine is aborted, usage settled for what it produced); followers read a `cancelled` error frame, then the end. */
