@@ -21,6 +21,8 @@ export interface RedisStreamStoreOptions {
 }
 
 export interface RedisStreamStore extends StreamStore {
+  /** Resolves once Redis holds the stream's record (every instance can find it). */
+  create(id: string, meta: StreamMeta): Promise<void>;
   close(): Promise<void>;
 }
 
