@@ -284,6 +284,29 @@ describe('resumable streams', () => {
     }
   });
 
+  it('should let a run past its run timeout go on while it has a reader, and end it as soon as the reader leaves', async () => {
+    const store = createMemoryStreamStore();
+    const { handler, gate, settled } = setup({ streams: { store, runTimeoutMs: 1 } });
+    gate.release(1);
+    const reading = await handler.fetch(request(resumable));
+    const id = reading.headers.get('x-quantum-stream-id')!;
+    const reader = reading.body!.getReader();
+    await reader.read();
+    // A timer set later for longer fires after the run's deadline.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    gate.release(1);
+    const second = await readUntil(await handler.fetch(get(`/chat/completions/${id}/stream`)), (text) => lastId(text) >= 2, new AbortController());
+    expect(second).toContain('Hello');
+    expect((await store.describe(id))?.state).toBe('running');
+    // The last reader leaves: the overdue run ends at once.
+    await reader.cancel();
+    let rest = '';
+    const follow = store.follow(id, { after: 2 });
+    for (let step = await follow.next(); step.done !== true; step = await follow.next()) rest += step.value.text;
+    expect(rest).toContain('"code":"upstream_timeout"');
+    expect(settled).toHaveLength(1);
+  });
+
   it('should refuse stream_options.resumable without stream, and stop a plain stream on disconnect as before', async () => {
     const { handler, gate } = setup();
     const refused = await handler.fetch(request({ stream_options: { resumable: true } }));
