@@ -21,4 +21,22 @@ describe.skipIf(!redisServerAvailable)('createRedisStreamStore', () => {
       expect(await other.describe(id)).toEqual({ meta: { owner: 'org_1:live', kind: 'chat:quantum', createdAt: 1 }, state: 'running', lastSeq: 0 });
     }
   });
+
+  it('should not hold a new stream back for good when Redis hangs: create resolves after createWaitMs, the stream is served here', async () => {
+    if (!redisServerAvailable) console.warn(redisSkipMessage);
+    const redis = await startRedisServer();
+    onTestFinished(() => redis.stop());
+    const errors: unknown[] = [];
+    const store = createRedisStreamStore(redis.url, { createWaitMs: 50, onError: (error) => errors.push(error) });
+    onTestFinished(() => store.close().catch(() => undefined));
+    // A first command makes sure the connection is up before Redis stops answering.
+    await store.describe('chatcmpl-warmup');
+    redis.pause();
+    onTestFinished(() => redis.resume());
+    await store.create('chatcmpl-hung', { owner: 'org_1:live', kind: 'chat:quantum', createdAt: 1 });
+    store.append('chatcmpl-hung', [{ seq: 1, frame: 'id: 1\ndata: {}\n\n' }]);
+    store.end('chatcmpl-hung');
+    expect(await store.readAll('chatcmpl-hung')).toEqual([{ seq: 1, frame: 'id: 1\ndata: {}\n\n' }]);
+    redis.resume();
+  });
 });
