@@ -120,7 +120,8 @@ describe.skipIf(!redisServerAvailable)('resumable streams across two instances s
             expect(whole.startsWith('retry: 1000\nid: 1\n')).toBe(true);
             expect(whole.endsWith('data: [DONE]\n\n')).toBe(true);
           }),
-          { numRuns: 6 },
+          // The first example resumes mid-stream on the other instance: random cuts past a short stream's end may never do it.
+          { numRuns: 6, examples: [[[[100, 1]]]] },
         );
         expect(remoteResumes).toBeGreaterThan(0);
       });
