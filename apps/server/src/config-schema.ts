@@ -182,6 +182,8 @@ export const serverConfigFileSchema = z.strictObject({
       retentionSeconds: z.int().min(1).max(86_400).optional(),
       /** Runs without a reader per organisation (per instance) before the oldest is cancelled; 32 by default. */
       maxDetachedPerOrganisation: z.int().min(0).max(100_000).optional(),
+      /** A resumable run's time limit from its start: past it, a run with no reader ends with `upstream_timeout`; 600 by default, 0: none. */
+      runTimeoutSeconds: z.int().min(0).max(86_400).optional(),
       /** A follower on another instance ends with `stream_lost` once the producer's heartbeat lapsed this long; 10 by default. */
       heartbeatSeconds: z.int().min(1).max(600).optional(),
       /**
@@ -293,7 +295,7 @@ export interface ServerConfig {
   redisUrl?: string;
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
-  streams: { resumableByDefault: boolean; retentionSeconds: number; maxDetachedPerOrganisation: number; heartbeatSeconds: number; singleInstance: boolean };
+  streams: { resumableByDefault: boolean; retentionSeconds: number; maxDetachedPerOrganisation: number; runTimeoutSeconds: number; heartbeatSeconds: number; singleInstance: boolean };
   requestTimeoutMs: number;
   metrics: boolean;
   /** The token `GET /metrics` needs (as a bearer token); none: it is open. */
@@ -342,7 +344,7 @@ export const defaultServerConfig: ServerConfig = {
   metrics: true,
   overload: { maxEventLoopDelayMs: 1000, retryAfterSeconds: 10 },
   requestTimeoutMs: 30_000,
-  streams: { resumableByDefault: false, retentionSeconds: 600, maxDetachedPerOrganisation: 32, heartbeatSeconds: 10, singleInstance: false },
+  streams: { resumableByDefault: false, retentionSeconds: 600, maxDetachedPerOrganisation: 32, runTimeoutSeconds: 600, heartbeatSeconds: 10, singleInstance: false },
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   requireSignatures: false,

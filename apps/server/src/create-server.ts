@@ -163,6 +163,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
       store: streamStore,
       resumableByDefault: streams.resumableByDefault,
       maxDetachedPerOrganisation: streams.maxDetachedPerOrganisation,
+      runTimeoutMs: streams.runTimeoutSeconds * 1000,
       ...(metrics !== undefined ? { onStreamEvent: (event: StreamEvent) => metrics.onStreamEvent(event) } : {}),
       ...(refuseReason !== undefined ? { refuseReason } : {}),
     },

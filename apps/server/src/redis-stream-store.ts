@@ -16,11 +16,18 @@ export interface RedisStreamStoreOptions {
   heartbeatSeconds?: number;
   /** How long a follower's `XREAD BLOCK` waits before it looks at the producer's heartbeat; 1000 ms by default. */
   blockMs?: number;
+  /**
+   * How long a new stream's response waits for Redis to hold its record before it goes out
+   * anyway (served from this instance; a resume elsewhere may then miss it); 1000 ms by default.
+   */
+  createWaitMs?: number;
   /** Failures of Redis writes (the stream's readers elsewhere then miss frames; this instance's readers do not). */
   onError?: (error: unknown) => void;
 }
 
 export interface RedisStreamStore extends StreamStore {
+  /** Resolves once Redis holds the stream's record (every instance can find it). */
+  create(id: string, meta: StreamMeta): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +47,13 @@ type StreamEntries = Array<[string, string[]]>;
 
 /** The sequence number of an entry id `0-<seq>`: entries are written with ids of their own, so `XREAD` from `0-<after>` is a resume. */
 const seqOf = (entryId: string) => Number(entryId.slice(2));
+
+/** `promise`, or nothing once `ms` passed first: a Redis that hangs must not hold a response back for good. */
+function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 /** Reads a stream another instance produces: `XREAD BLOCK` on a connection of its own, the producer's heartbeat checked when Redis has nothing. */
 class RedisFollower implements AsyncIterator<StreamChunk> {
@@ -120,6 +134,7 @@ export function createRedisStreamStore(url: string, options: RedisStreamStoreOpt
   const retentionSeconds = options.retentionSeconds ?? 600;
   const heartbeatMs = (options.heartbeatSeconds ?? 10) * 1000;
   const blockMs = options.blockMs ?? 1000;
+  const createWaitMs = options.createWaitMs ?? 1000;
   const onError = options.onError ?? (() => undefined);
   const local = createMemoryStreamStore({ retentionMs: retentionSeconds * 1000 });
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
@@ -135,18 +150,23 @@ export function createRedisStreamStore(url: string, options: RedisStreamStoreOpt
   let queue: Command[] = [];
   let flushScheduled = false;
 
-  function flush(): void {
-    flushScheduled = false;
-    const commands = queue;
-    queue = [];
-    if (commands.length === 0) return;
-    redis
+  /** Sends commands in one pipeline; resolves once Redis answered (failures go to `onError`, never reject). */
+  function send(commands: Command[]): Promise<void> {
+    return redis
       .pipeline(commands)
       .exec()
       .then((results) => {
         const failed = results?.find(([error]) => error !== null);
         if (failed !== undefined) onError(failed[0]);
       }, onError);
+  }
+
+  function flush(): void {
+    flushScheduled = false;
+    const commands = queue;
+    queue = [];
+    if (commands.length === 0) return;
+    void send(commands);
   }
 
   function enqueue(command: Command): void {
@@ -172,9 +192,15 @@ export function createRedisStreamStore(url: string, options: RedisStreamStoreOpt
     create(id, meta) {
       local.create(id, meta);
       producing.set(id, 0);
-      enqueue(['hset', metaKey(id), 'owner', meta.owner, 'kind', meta.kind, 'createdAt', meta.createdAt, 'state', 'running']);
-      enqueue(['expire', metaKey(id), runningTtlSeconds]);
-      enqueue(['set', heartbeatKey(id), '1', 'PX', heartbeatMs]);
+      // Sent at once, not with the next batch, and awaited before the response names the id: a
+      // resume on another instance in the same turn finds it. The batch's frames follow on the
+      // same connection, so Redis still sees them after it.
+      const written = send([
+        ['hset', metaKey(id), 'owner', meta.owner, 'kind', meta.kind, 'createdAt', meta.createdAt, 'state', 'running'],
+        ['expire', metaKey(id), runningTtlSeconds],
+        ['set', heartbeatKey(id), '1', 'PX', heartbeatMs],
+      ]);
+      return settledWithin(written, createWaitMs);
     },
     append(id, frames: readonly StreamFrame[]) {
       local.append(id, frames);

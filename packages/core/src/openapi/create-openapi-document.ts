@@ -233,11 +233,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         get: {
           operationId: 'retrieveChatCompletion',
           summary: 'The result of a resumable stream',
-          description: 'A finished resumable stream as the completion its chunks add up to; 409 `stream_in_progress` while it runs, and the error that ended it (409 `cancelled`, 502 `stream_lost`, …) for one that failed.',
+          description: 'A finished resumable stream as the completion its chunks add up to; 409 `stream_in_progress` while it runs, and the error that ended it (409 `cancelled`, 502 `stream_lost`, 504 `upstream_timeout` for a run past its time limit with no reader, …) for one that failed.',
           parameters: [streamIdParameter],
           responses: {
             '200': { description: 'The completion.', headers: { 'x-request-id': headerRef('RequestId'), 'x-quantum-stream-id': headerRef('StreamId') }, content: jsonContent(ref('ChatCompletion')) },
-            ...errorResponses([401, 404, 409, 500, 502, 503]),
+            ...errorResponses([401, 404, 409, 500, 502, 503, 504]),
           },
         },
       },

@@ -37,6 +37,8 @@ export class LocalRuns {
   release(producer: StreamProducer): void {
     producer.followers--;
     if (producer.followers > 0 || producer.ended) return;
+    producer.endIfOverdue();
+    if (producer.ended) return;
     const owner = producer.meta.owner;
     let detached = this.#detached.get(owner);
     if (detached === undefined) this.#detached.set(owner, (detached = new Set()));

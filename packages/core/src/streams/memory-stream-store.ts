@@ -152,6 +152,8 @@ class MemoryFollower implements AsyncIterator<StreamChunk> {
 }
 
 export interface MemoryStreamStore extends StreamStore {
+  /** Known at once: there is no other instance to tell. */
+  create(id: string, meta: StreamMeta): void;
   /** Whether this store holds the stream (a shared store serves its own streams from here). */
   has(id: string): boolean;
   /** Streams held, running and ended, and the characters of their frames (for metrics and tests). */

@@ -259,6 +259,54 @@ describe('resumable streams', () => {
     }
   });
 
+  it('should end a run without a client at its run timeout with an upstream_timeout frame, and settle what it produced', async () => {
+    for (const format of [undefined, 'openai'] as const) {
+      // An engine that says two things, then never finishes nor is stopped by anything but an abort.
+      const store = createMemoryStreamStore();
+      const { handler, gate, settled } = setup({ streams: { store, runTimeoutMs: 20 } });
+      gate.release(2);
+      const controller = new AbortController();
+      const first = await handler.fetch(new Request(request(resumable, format), { signal: controller.signal }));
+      const id = first.headers.get('x-quantum-stream-id')!;
+      const before = await readUntil(first, (text) => lastId(text) >= 2, controller);
+      // The client left; the run's time runs out without it (read from the store: a resume would be a reader, which keeps the run).
+      let rest = '';
+      const follow = store.follow(id, { after: lastId(before) });
+      for (let step = await follow.next(); step.done !== true; step = await follow.next()) rest += step.value.text;
+      expect(rest).toMatch(format === 'openai' ? /^id: \d+\ndata: \{"error":\{[^\n]*"code":"upstream_timeout"/m : /^id: \d+\nevent: error\ndata: \{"error":\{[^\n]*"code":"upstream_timeout"/m);
+      expect(rest).not.toContain('[DONE]');
+      expect(gate.signal?.aborted).toBe(true);
+      expect(settled).toHaveLength(1);
+      expect(settled[0]).toMatchObject({ interrupted: true, completionTokens: 'think'.length + 'Hello'.length });
+      const result = await handler.fetch(get(`/chat/completions/${id}`));
+      expect(result.status).toBe(504);
+      expect((await result.json()).error.code).toBe('upstream_timeout');
+    }
+  });
+
+  it('should let a run past its run timeout go on while it has a reader, and end it as soon as the reader leaves', async () => {
+    const store = createMemoryStreamStore();
+    const { handler, gate, settled } = setup({ streams: { store, runTimeoutMs: 1 } });
+    gate.release(1);
+    const reading = await handler.fetch(request(resumable));
+    const id = reading.headers.get('x-quantum-stream-id')!;
+    const reader = reading.body!.getReader();
+    await reader.read();
+    // A timer set later for longer fires after the run's deadline.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    gate.release(1);
+    const second = await readUntil(await handler.fetch(get(`/chat/completions/${id}/stream`)), (text) => lastId(text) >= 2, new AbortController());
+    expect(second).toContain('Hello');
+    expect((await store.describe(id))?.state).toBe('running');
+    // The last reader leaves: the overdue run ends at once.
+    await reader.cancel();
+    let rest = '';
+    const follow = store.follow(id, { after: 2 });
+    for (let step = await follow.next(); step.done !== true; step = await follow.next()) rest += step.value.text;
+    expect(rest).toContain('"code":"upstream_timeout"');
+    expect(settled).toHaveLength(1);
+  });
+
   it('should refuse stream_options.resumable without stream, and stop a plain stream on disconnect as before', async () => {
     const { handler, gate } = setup();
     const refused = await handler.fetch(request({ stream_options: { resumable: true } }));

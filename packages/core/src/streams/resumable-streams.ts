@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/access-control.js';
+import { describeErrorCode, isErrorCode } from '../errors/error-codes.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import type { ChatHttpRequest, ChatHttpResponse } from '../http/chat-http-types.js';
 import { headerValue } from '../http/read-request-body.js';
@@ -19,6 +20,12 @@ export interface StreamsOptions {
   resumableByDefault?: boolean;
   /** Runs without a reader per organisation (on this instance) before the oldest is cancelled; 32 by default. */
   maxDetachedPerOrganisation?: number;
+  /**
+   * A run's time limit in milliseconds, from its start: past it, a run with no reader on this
+   * instance ends with an \`upstream_timeout\` error frame (usage settled for what it produced);
+   * a run with a reader goes on until its reader leaves. 600 000 (10 minutes) by default; 0: none.
+   */
+  runTimeoutMs?: number;
   /**
    * Refuse resumable requests with this sentence (400): the ready server sets it when it runs
    * as several instances without a shared store, where a resume could reach another instance.
@@ -75,6 +82,7 @@ export class ResumableStreams {
   readonly resumableByDefault: boolean;
   readonly refuseReason: string | undefined;
   readonly #runs: LocalRuns;
+  readonly #runTimeoutMs: number;
   readonly #keepAliveMs: number;
   readonly #stallTimeoutMs: number;
   readonly #now: () => number;
@@ -85,6 +93,7 @@ export class ResumableStreams {
     this.resumableByDefault = options.resumableByDefault === true;
     this.refuseReason = options.refuseReason;
     this.#runs = new LocalRuns(options.maxDetachedPerOrganisation ?? 32);
+    this.#runTimeoutMs = options.runTimeoutMs ?? 600_000;
     this.#keepAliveMs = timing.keepAliveMs;
     this.#stallTimeoutMs = timing.stallTimeoutMs;
     this.#now = timing.now;
@@ -117,12 +126,12 @@ export class ResumableStreams {
     const begin = (frames: AsyncIterator<string> | Promise<AsyncIterator<string>>, startNow: boolean): Promise<ChatHttpResponse> => {
       connection.detach();
       const runs = this.#runs;
-      const producer = new StreamProducer(this.store, id, { owner: streamOwner(principal), kind, createdAt: this.#now() }, frames, (ended) => runs.remove(ended));
+      const producer = new StreamProducer(this.store, id, { owner: streamOwner(principal), kind, createdAt: this.#now() }, frames, (ended) => runs.remove(ended), this.#runTimeoutMs);
       runs.add(producer);
       runs.attach(producer);
-      producer.start();
+      const created = producer.start();
       this.#report('started');
-      return followStream({
+      const following = followStream({
         store: this.store,
         id,
         after: 0,
@@ -132,7 +141,10 @@ export class ResumableStreams {
         stallTimeoutMs: this.#stallTimeoutMs,
         onEnded: () => runs.release(producer),
         startNow,
-      }).then((events) => ({ status: 200, headers: { ...sseHeaders, ...headers, 'x-quantum-stream-id': id }, events }));
+      });
+      const respond = (events: AsyncIterable<string>): ChatHttpResponse => ({ status: 200, headers: { ...sseHeaders, ...headers, 'x-quantum-stream-id': id }, events });
+      // A shared store first makes the stream known to every instance: a resume sent as soon as the id is seen finds it.
+      return created === undefined ? following.then(respond) : Promise.all([following, created]).then(([events]) => respond(events));
     };
     const started = runToStream(run);
     const keepAliveMs = this.#keepAliveMs;
@@ -201,8 +213,9 @@ export class ResumableStreams {
     const result = completionFromFrames(frames);
     const json = { 'content-type': 'application/json; charset=utf-8', 'x-quantum-stream-id': id };
     if (result.kind === 'completion') return { status: 200, headers: json, body: result.body };
+    // The status its code has anywhere (409 cancelled, 502 stream_lost, 504 upstream_timeout, ...).
     const code = result.envelope.error.code;
-    const status = code === 'cancelled' ? 409 : code === 'stream_lost' ? 502 : 500;
+    const status = isErrorCode(code) ? describeErrorCode(code).status : 500;
     return { status, headers: json, body: JSON.stringify(result.envelope) };
   }
 

@@ -50,8 +50,13 @@ export interface StreamFollowOptions {
  * they write (a shared store sends it in one batch per tick) and keep its order.
  */
 export interface StreamStore {
-  /** Starts a stream produced by this instance. */
-  create(id: string, meta: StreamMeta): void;
+  /**
+   * Starts a stream produced by this instance. A shared store returns a promise that resolves
+   * once every instance can find the stream (never rejects: a failed write is the store's to
+   * report): the stream's response, which names its id, goes out only after it, so a resume
+   * on another instance never misses a stream its client already knows.
+   */
+  create(id: string, meta: StreamMeta): void | Promise<void>;
   /** Appends frames (consecutive sequence numbers, following those already written). */
   append(id: string, frames: readonly StreamFrame[]): void;
   /** No frame follows; the stream is kept for the store's retention, then forgotten. */

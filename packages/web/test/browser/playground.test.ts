@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chromiumAvailable, launchChromium, openWatchedPage, screenshot, type PageWatch } from './browser.js';
+import { startCuttableProxy } from './cuttable-proxy.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 /** Chromium reports every non-2xx fetch on the console; the page shows those itself. */
@@ -23,14 +24,14 @@ describe.skipIf(!chromiumAvailable)('the playground in headless Chromium, agains
   });
 
   /** The playground with `key` pasted in (the model list is read again with it on change). */
-  async function openPlayground(key: string): Promise<PageWatch> {
+  async function openPlayground(key: string, origin = server.origin): Promise<PageWatch> {
     const watch = await openWatchedPage(browser);
     onTestFinished(async () => {
       await watch.context.close();
       expect(watch.foreignRequests).toEqual([]);
       expect(unexpectedErrors(watch)).toEqual([]);
     });
-    await watch.page.goto(`${server.origin}/`);
+    await watch.page.goto(`${origin}/`);
     await watch.page.fill('#api-key', key);
     await watch.page.press('#api-key', 'Tab');
     return watch;
@@ -71,22 +72,32 @@ describe.skipIf(!chromiumAvailable)('the playground in headless Chromium, agains
   });
 
   it('should show "reconnecting…" when the connection drops mid-stream, and resume the answer where it was', async () => {
-    const { page, context } = await openPlayground(server.testKey);
+    const proxy = await startCuttableProxy(server.origin);
+    onTestFinished(() => proxy.close());
+    const { page } = await openPlayground(server.testKey, proxy.origin);
+    const message = 'Write a long essay about rivers.';
+    // The same request, uninterrupted (the reference engine answers a prompt the same way each time).
+    const uninterrupted = fetch(`${server.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.testKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'quantum-lite', messages: [{ role: 'user', content: message }] }),
+    }).then(async (response) => ((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content);
     await page.selectOption('#model', 'quantum-lite');
-    await send(page, 'Write a long essay about rivers.');
+    await send(page, message);
     await page.waitForFunction(() => (document.querySelector('.message.assistant.streaming .content')?.textContent ?? '').length >= 20);
-    // The network goes away (a train tunnel): the stream's connection fails.
-    await context.setOffline(true);
+    // The network goes away (a train tunnel): the stream's connection is reset, and the resume waits for the network.
+    proxy.cut();
     await page.waitForSelector('.message.assistant .reconnecting', { timeout: 10_000 });
     expect(await text(page, '.message.assistant .reconnecting')).toBe('reconnecting…');
     await screenshot(page, 'reconnecting');
-    await context.setOffline(false);
+    proxy.restore();
     await page.waitForSelector('.message.assistant:not(.streaming)', { timeout: 60_000 });
     expect(await page.locator('.message.assistant .reconnecting').count()).toBe(0);
     expect(await page.locator('.message.assistant .error-type').count()).toBe(0);
     const answer = await text(page, '.message.assistant .content');
-    // One answer, no gap and no repeat: the reference engine's essay reads as it would uninterrupted.
+    // One answer, no gap and no repeat: the reference engine's essay reads as it does uninterrupted.
     expect(answer.length).toBeGreaterThan(100);
+    expect(answer).toBe(await uninterrupted);
     expect(await text(page, '.message.assistant .message-meta')).toMatch(/^finish_reason: (stop|length)/u);
   });
 

@@ -25,11 +25,11 @@ describe.skipIf(!chromiumAvailable)('the API reference page in headless Chromium
 
     expect(await page.locator('h1').textContent()).toContain('Quantum chat-completions API');
     const adminPaths = ['/admin/v1/organisations', '/admin/v1/organisations', '/admin/v1/organisations/{name}', '/admin/v1/organisations/{name}', '/admin/v1/keys', '/admin/v1/keys', '/admin/v1/keys/{id}', '/admin/v1/keys/{id}', '/admin/v1/keys/{id}/revoke', '/admin/v1/keys/{id}/rotate', '/admin/v1/usage', '/admin/v1/audit-log'];
-    expect(await page.locator('.operation h3 .path').allTextContents()).toEqual(['/chat/completions', '/models', '/models/{model}', '/openapi.json', ...adminPaths]);
+    expect(await page.locator('.operation h3 .path').allTextContents()).toEqual(['/chat/completions', '/chat/completions/{id}/stream', '/chat/completions/{id}', '/chat/completions/{id}/cancel', '/models', '/models/{model}', '/openapi.json', ...adminPaths]);
     // The admin API: its own section, its own token, under /admin/v1 (off on this server, as it says).
     expect(await page.locator('#admin-api + .description').textContent()).toContain('off');
     expect(await page.locator('#op-adminRotateKey .auth').textContent()).toContain('Required: Authorization: Bearer <admin token>');
-    expect(await page.locator('#op-adminCreateKey .response .status').allTextContents()).toEqual(['201', '400', '401', '404', '405', '413', '415', '503']);
+    expect(await page.locator('#op-adminCreateKey .response .status').allTextContents()).toEqual(['201', '400', '401', '404', '405', '413', '415', '429', '503']);
     expect(await page.locator('.facts dd code').first().textContent()).toBe(`${server.origin}/v1`);
     const chat = page.locator('#op-createChatCompletion');
     expect(await chat.locator('.property-name code').allTextContents()).toContain('x-stream-format');
