@@ -13,8 +13,6 @@ export interface InProcessServer {
   dataDir: string;
   /** The test key printed on first start (organisation `default`, elite plan). */
   testKey: string;
-  /** The data directory (key store) the server uses. */
-  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -40,7 +38,6 @@ export async function startInProcessServer(file: Record<string, unknown> = {}, e
     origin: `http://127.0.0.1:${port}`,
     dataDir: config.dataDir,
     testKey,
-    dataDir: join(directory, 'data'),
     async close() {
       await app.close();
       rmSync(directory, { recursive: true, force: true });
