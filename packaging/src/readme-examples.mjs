@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The packages that are published: they need a README with at least one checked example. */
-export const publishedPackages = ['core', 'express', 'fastify', 'client', 'engine-reference', 'engine-upstream', 'access-control'];
+export const publishedPackages = ['core', 'express', 'fastify', 'client', 'engine-reference', 'engine-upstream', 'engine-llama', 'access-control'];
 
 /**
  * The ready server and its pages, published too (in the same fixed version group), with

@@ -22,7 +22,7 @@ import { publishedPackageDirs, publishedServerPackages, repoRoot } from '../src/
 import { runCommand, userEnvironment } from '../src/run-command.js';
 
 /** The server's own packages and the libraries it depends on. */
-const serverClosure = ['core', 'fastify', 'engine-reference', 'engine-upstream', 'access-control', 'web', 'server'];
+const serverClosure = ['core', 'fastify', 'engine-reference', 'engine-upstream', 'engine-llama', 'access-control', 'web', 'server'];
 
 let workDir = '';
 let projectDir = '';

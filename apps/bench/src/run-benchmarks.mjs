@@ -1,6 +1,6 @@
 // `pnpm bench`: runs every benchmark and writes docs/benchmarks.md.
 // `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
-// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,ready` runs a subset.
+// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,ready,groupCommit,resumable` runs a subset.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,10 @@ import { startLoad } from './lib/servers.mjs';
 import { runCpuGroup } from './suites/cpu-suite.mjs';
 import { runJsonSuite, runStreamingSuite } from './suites/http-suites.mjs';
 import { runReadySuite } from './suites/ready-suite.mjs';
+import { runGroupCommitSuite } from './suites/group-commit-suite.mjs';
 import { runIdleSuite } from './suites/idle-suite.mjs';
 import { runRelaySuite } from './suites/relay-suite.mjs';
+import { runResumableSuite } from './suites/resumable-suite.mjs';
 import { evaluateTargets, writeReport } from './report/write-report.mjs';
 
 const root = new URL('../../../', import.meta.url);
@@ -62,6 +64,8 @@ try {
   await suite('idle', () => runIdleSuite({ load, quick, log }));
   await suite('relay', () => runRelaySuite({ load, protocol, quick, log }));
   await suite('ready', () => runReadySuite({ load, protocol, log }));
+  await suite('groupCommit', () => runGroupCommitSuite({ load, protocol, log }));
+  await suite('resumable', () => runResumableSuite({ quick, log }));
 } finally {
   await load.stop();
 }

@@ -1,4 +1,4 @@
-import { builtinModels } from '@quantum-chat/core';
+import { builtinModels, chatCompletionRequestSchema } from '@quantum-chat/core';
 import * as z from 'zod';
 import { defaultAdminTokenFailuresPerMinute } from './admin/admin-token-throttle.js';
 
@@ -37,6 +37,23 @@ export const upstreamDeploymentConfigSchema = z.strictObject({
 });
 
 /** A model answered by an OpenAI-compatible server (or several replicas): Ollama, vLLM, llama.cpp, OpenAI, DeepSeek. */
+/** Fields the request schema knows are read by us, never passed through: listing one is a mistake. */
+const knownRequestFieldNames = new Set(Object.keys(chatCompletionRequestSchema.shape));
+
+/** `"all"`, `"none"`, or the names of the unknown request fields an upstream model receives. */
+const passThroughConfigSchema = z.union([
+  z.enum(['all', 'none']),
+  z
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z_][\w.-]{0,63}$/, 'expected a request field name')
+        .refine((name) => !knownRequestFieldNames.has(name), { error: 'a field the request schema knows is never passed through' }),
+    )
+    .max(64)
+    .refine((names) => new Set(names).size === names.length, { error: 'a field is listed twice' }),
+], { error: 'expected "all", "none" or a list of at most 64 request field names' });
+
 export const upstreamModelConfigSchema = z
   .strictObject({
     engine: z.literal('upstream'),
@@ -52,8 +69,24 @@ export const upstreamModelConfigSchema = z
     firstTokenTimeoutMs: positiveMilliseconds.optional(),
     idleTimeoutMs: positiveMilliseconds.optional(),
     reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
-    /** `"all"` forwards unknown top-level request fields (`top_k`, `chat_template_kwargs`) to the upstream. */
-    passThrough: z.enum(['all', 'none']).optional(),
+    /**
+     * The unknown top-level request fields forwarded to the upstream: a list of names
+     * (`["top_k", "min_p", "chat_template_kwargs"]`), or `"all"` but the built-in deny-list.
+     */
+    passThrough: passThroughConfigSchema.optional(),
+    /** How much of an answer is read (decisions §8); past a limit the answer is an upstream fault (502). */
+    limits: z
+      .strictObject({
+        /** Decoded bytes of one answer (after gzip/deflate/br); default 33554432 (32 MiB). */
+        maxResponseBytes: z.int().min(1024).optional(),
+        /** Bytes of an error answer read for its message; default 65536. */
+        maxErrorBodyBytes: z.int().min(1).optional(),
+        /** Characters of one server-sent event or line; default 4194304. */
+        maxEventLength: z.int().min(1024).optional(),
+        /** Characters of one tool call's arguments; default 4194304. */
+        maxToolArgumentsLength: z.int().min(1).optional(),
+      })
+      .optional(),
     ...addedModelFields,
   })
   .superRefine(
@@ -71,7 +104,27 @@ export const upstreamModelConfigSchema = z
     { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
   );
 
-export const modelConfigSchema = z.discriminatedUnion('engine', [referenceModelConfigSchema, upstreamModelConfigSchema]);
+/** A model answered in-process from a GGUF file, on llama.cpp (needs node-llama-cpp installed beside the server). */
+export const llamaModelConfigSchema = z.strictObject({
+  engine: z.literal('llama'),
+  /** A `.gguf` path (relative to the working directory), or `hf:<user>/<repo>/<file>.gguf`, downloaded once into the data directory. */
+  file: z.string().min(1),
+  /** Tokens of context per request; default: the model's trained length, at most 4096. */
+  contextSize: z.int().min(64).max(1_048_576).optional(),
+  /** Layers on the GPU: `"auto"` (default; none without a GPU), `"max"`, or a count (0: CPU only). */
+  gpuLayers: z.union([z.int().min(0), z.enum(['auto', 'max'])]).optional(),
+  /** Requests answered at once (context sequences); default 1. */
+  parallel: z.int().min(1).max(64).optional(),
+  /** Requests that may wait beyond those; the rest get 503 overloaded. Default 16. */
+  maxQueue: z.int().min(0).max(10_000).optional(),
+  /** CPU threads llama.cpp uses; default: one per core that does math. */
+  threads: z.int().min(1).max(512).optional(),
+  /** For an added model: whether it shows its reasoning (a thinking model); the four keep the spec's. */
+  reasoning: z.boolean().optional(),
+  ...addedModelFields,
+});
+
+export const modelConfigSchema = z.discriminatedUnion('engine', [referenceModelConfigSchema, upstreamModelConfigSchema, llamaModelConfigSchema]);
 
 const builtinModelIds = new Set(builtinModels.map((model) => model.id));
 /** What an added model's id may be: what clients send as `model` (`llama-3.1-8b`, `meta-llama/Llama-3.1-8B`). */
@@ -96,8 +149,15 @@ export const serverConfigFileSchema = z.strictObject({
     .strictObject({
       /** The most a key lookup waits on the store before 503 store_unavailable (cached keys keep working); default 1000. */
       timeoutMs: z.int().min(1).max(60_000).optional(),
-      /** How often usage rows are written, running requests included; default 500. */
+      /** How often running requests' progress rows are written; default 500. */
       usageFlushIntervalMs: z.int().min(10).max(60_000).optional(),
+      /**
+       * "durable" (default): an answer is acknowledged only once its usage row is committed (group
+       * commit). "buffered": settled rows wait for the next flush, and a crash loses them (for comparison only).
+       */
+      usageWrites: z.enum(['durable', 'buffered']).optional(),
+      /** Durable writes: the most an answer waits for its usage row before it becomes 503 store_unavailable; default 3000. */
+      usageCommitTimeoutMs: z.int().min(10).max(60_000).optional(),
       /** Running rows not written for this long belong to a dead instance and are settled from their last count; default 30000. */
       abandonedAfterMs: z.int().min(100).optional(),
     })
@@ -113,6 +173,25 @@ export const serverConfigFileSchema = z.strictObject({
     })
     .optional(),
   keepAliveIntervalMs: milliseconds.optional(),
+  /** Resumable streams (decisions §4.7). */
+  streams: z
+    .strictObject({
+      /** Every stream is resumable unless its request says `stream_options.resumable: false`; off by default. */
+      resumableByDefault: z.boolean().optional(),
+      /** How long a stream is kept after its end; 600 by default. */
+      retentionSeconds: z.int().min(1).max(86_400).optional(),
+      /** Runs without a reader per organisation (per instance) before the oldest is cancelled; 32 by default. */
+      maxDetachedPerOrganisation: z.int().min(0).max(100_000).optional(),
+      /** A follower on another instance ends with `stream_lost` once the producer's heartbeat lapsed this long; 10 by default. */
+      heartbeatSeconds: z.int().min(1).max(600).optional(),
+      /**
+       * With `databaseUrl` and no Redis, the server takes it to run as several instances and
+       * refuses resumable streams (a resume could reach an instance without the stream);
+       * `true` says this instance is the only one.
+       */
+      singleInstance: z.boolean().optional(),
+    })
+    .optional(),
   /** Headers and body must arrive within it (408 `request_timeout`); 30 s by default, 0: none. `QUANTUM_CHAT_REQUEST_TIMEOUT_MS` wins. */
   requestTimeoutMs: milliseconds.optional(),
   /** `GET /metrics` in the Prometheus text format; on by default. */
@@ -199,6 +278,7 @@ export const serverConfigFileSchema = z.strictObject({
 export type ServerConfigFile = z.infer<typeof serverConfigFileSchema>;
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 export type UpstreamModelConfig = z.infer<typeof upstreamModelConfigSchema>;
+export type LlamaModelConfig = z.infer<typeof llamaModelConfigSchema>;
 export type UpstreamDeploymentConfig = z.infer<typeof upstreamDeploymentConfigSchema>;
 
 /** The resolved config: file, then environment, then defaults. */
@@ -209,10 +289,11 @@ export interface ServerConfig {
   ownedBy?: string;
   dataDir: string;
   databaseUrl?: string;
-  store: { timeoutMs?: number; usageFlushIntervalMs?: number; abandonedAfterMs?: number };
+  store: { timeoutMs?: number; usageFlushIntervalMs?: number; usageWrites?: 'durable' | 'buffered'; usageCommitTimeoutMs?: number; abandonedAfterMs?: number };
   redisUrl?: string;
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
+  streams: { resumableByDefault: boolean; retentionSeconds: number; maxDetachedPerOrganisation: number; heartbeatSeconds: number; singleInstance: boolean };
   requestTimeoutMs: number;
   metrics: boolean;
   /** The token `GET /metrics` needs (as a bearer token); none: it is open. */
@@ -261,6 +342,7 @@ export const defaultServerConfig: ServerConfig = {
   metrics: true,
   overload: { maxEventLoopDelayMs: 1000, retryAfterSeconds: 10 },
   requestTimeoutMs: 30_000,
+  streams: { resumableByDefault: false, retentionSeconds: 600, maxDetachedPerOrganisation: 32, heartbeatSeconds: 10, singleInstance: false },
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   requireSignatures: false,

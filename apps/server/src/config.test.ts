@@ -143,6 +143,35 @@ describe('parseConfigFile', () => {
     expect(() => parseConfigFile({ models: { x: { engine: 'upstream', baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', passThrough: 'some' } } })).toThrow(ConfigError);
   });
 
+  it('should take pass-through as an allow-list of field names, refusing anything else with the field named', () => {
+    const upstream = (passThrough: unknown) => ({ models: { x: { engine: 'upstream', baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', passThrough } } });
+    const file = parseConfigFile(upstream(['top_k', 'min_p', 'chat_template_kwargs']));
+    expect(file.models?.x).toMatchObject({ passThrough: ['top_k', 'min_p', 'chat_template_kwargs'] });
+    for (const wrong of [[''], [42], ['top_k', 'top_k'], ['model'], Array.from({ length: 65 }, (_, index) => `f${index}`)]) {
+      expect(() => parseConfigFile(upstream(wrong))).toThrow(/models\.x\.passThrough/);
+    }
+  });
+
+  it('should accept a local GGUF model and refuse bad settings, naming each field', () => {
+    const file = parseConfigFile({
+      models: {
+        'quantum-flash': { engine: 'llama', file: './models/qwen.gguf', contextSize: 4096, gpuLayers: 'auto', parallel: 2, maxQueue: 8, threads: 4 },
+        'local-thinker': { engine: 'llama', file: 'hf:someone/thinker-GGUF/thinker-q4_k_m.gguf', gpuLayers: 0, reasoning: true, ownedBy: 'someone' },
+      },
+    });
+    expect(file.models?.['quantum-flash']).toMatchObject({ engine: 'llama', parallel: 2 });
+    let message = '';
+    try {
+      parseConfigFile({ models: { 'quantum-pro': { engine: 'llama', contextSize: 10, gpuLayers: 'some', parallel: 0 } } });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('models["quantum-pro"].file: required');
+    expect(message).toContain('models["quantum-pro"].contextSize');
+    expect(message).toContain('models["quantum-pro"].gpuLayers');
+    expect(message).toContain('models["quantum-pro"].parallel');
+  });
+
   it('should accept an upstream model with several deployments, and refuse mixing both forms', () => {
     const file = parseConfigFile({
       models: {
@@ -163,6 +192,16 @@ describe('parseConfigFile', () => {
     expect(mixed.message).toContain('models["quantum-flash"].deployments[0].baseUrl: expected an http(s) URL');
     expect(mixed.message).toContain('models["quantum-flash"].deployments[0].weight: ');
     expect(() => parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', deployments: [] } } })).toThrow(ConfigError);
+  });
+
+  it('should accept an upstream model\'s limits, and refuse an unknown or too small one', () => {
+    const limits = { maxResponseBytes: 8_388_608, maxErrorBodyBytes: 4096, maxEventLength: 1_048_576, maxToolArgumentsLength: 262_144 };
+    const file = parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', baseUrl: 'http://10.0.0.7:8000/v1', model: 'm', limits } } });
+    expect(file.models?.['quantum-flash']).toMatchObject({ limits });
+    const wrong = loadError(() =>
+      parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', baseUrl: 'http://10.0.0.7:8000/v1', model: 'm', limits: { maxResponseBytes: 10, maxBytes: 1 } } } }),
+    );
+    expect(wrong.message).toContain('models["quantum-flash"].limits');
   });
 
   it('should refuse an apiKeyEnv that is not a variable name', () => {

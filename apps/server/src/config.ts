@@ -99,6 +99,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     redisUrl: env.REDIS_URL || file.redisUrl,
     limits: { ...defaults.limits, ...file.limits },
     keepAliveIntervalMs: file.keepAliveIntervalMs,
+    streams: { ...defaults.streams, ...file.streams },
     requestTimeoutMs: file.requestTimeoutMs ?? defaults.requestTimeoutMs,
     metrics: file.metrics ?? defaults.metrics,
     ...metricsTokenOf(file, env),

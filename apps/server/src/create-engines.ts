@@ -1,8 +1,10 @@
+import { join, resolve } from 'node:path';
 import { builtinModels, createModelRegistry, type ChatEngine, type ModelInfo, type ModelRegistry } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import type { createUpstreamEngine as CreateUpstreamEngine, UpstreamDeployment, UpstreamEngineOptions } from '@quantum-chat/engine-upstream';
 import { ConfigError } from './config.js';
-import type { ModelConfig, ServerConfig, UpstreamModelConfig } from './config-schema.js';
+import type { LlamaEngine } from '@quantum-chat/engine-llama';
+import type { LlamaModelConfig, ModelConfig, ServerConfig, UpstreamModelConfig } from './config-schema.js';
 
 /** The engines of a config: one registry shared by every handler, and the test-key engine. */
 export interface ConfiguredEngines {
@@ -11,6 +13,22 @@ export interface ConfiguredEngines {
   testEngine: ChatEngine;
   /** One line per model for the startup log, e.g. `upstream llama3.2 at http://127.0.0.1:11434/v1`. */
   summary: Record<string, string>;
+  /** The local (llama.cpp) models, each loaded once however many ids serve it; they load in the background. */
+  localModels: LocalModel[];
+}
+
+/** A GGUF file being loaded, and the model ids it serves. */
+export interface LocalModel {
+  ids: string[];
+  /** As configured: a path or a `hf:` URI. */
+  file: string;
+  engine: LlamaEngine;
+}
+
+/** Where the server gets what a local model needs: the data directory for downloads, the progress bar's output. */
+export interface LocalModelContext {
+  cwd: string;
+  progress?: (text: string) => void;
 }
 
 /** The key an `apiKeyEnv` names; failing at start beats a 502 on every request of this model. */
@@ -53,6 +71,7 @@ function createUpstreamFromConfig(
     ...(model.idleTimeoutMs !== undefined ? { idleTimeoutMs: model.idleTimeoutMs } : {}),
     ...(model.reasoning !== undefined ? { reasoning: model.reasoning } : {}),
     ...(model.passThrough !== undefined ? { passThrough: model.passThrough } : {}),
+    ...(model.limits !== undefined ? { limits: model.limits } : {}),
     ...(hooks.onUpstreamRequest !== undefined ? { onUpstreamRequest: hooks.onUpstreamRequest } : {}),
     ...(hooks.onUsageReplaced !== undefined ? { onUsageReplaced: hooks.onUsageReplaced } : {}),
   });
@@ -78,7 +97,7 @@ function addedModelInfo(id: string, model: ModelConfig): ModelInfo {
   return {
     id,
     requiresPlan: model.requiresPlan ?? null,
-    reasoning: model.engine === 'upstream' && model.reasoning === 'keep',
+    reasoning: (model.engine === 'upstream' && model.reasoning === 'keep') || (model.engine === 'llama' && model.reasoning === true),
     ...(model.ownedBy !== undefined ? { ownedBy: model.ownedBy } : {}),
   };
 }
@@ -94,6 +113,7 @@ export async function createEngines(
   config: ServerConfig,
   env: Readonly<Record<string, string | undefined>> = {},
   hooks: EngineHooks = {},
+  local: LocalModelContext = { cwd: process.cwd() },
 ): Promise<ConfiguredEngines> {
   const reference = createReferenceEngine(config.reference);
   const usesUpstream = Object.values(config.models).some((model) => model.engine === 'upstream');
@@ -101,12 +121,20 @@ export async function createEngines(
   const createUpstreamEngine = usesUpstream ? (await import('@quantum-chat/engine-upstream')).createUpstreamEngine : undefined;
   const engines: Record<string, ChatEngine> = {};
   const summary: Record<string, string> = {};
+  const localModels = await createLocalModels(config, env, local);
+  for (const { ids, engine, file } of localModels) {
+    for (const id of ids) {
+      engines[id] = engine;
+      summary[id] = `llama.cpp ${file}`;
+    }
+  }
   const builtinIds = new Set(builtinModels.map((model) => model.id));
   // The four first, in the spec's order; then the added ones, in the config's.
   const added = Object.entries(config.models).filter(([id]) => !builtinIds.has(id));
   const models = [...builtinModels, ...added.map(([id, model]) => addedModelInfo(id, model))];
   for (const { id } of models) {
     const chosen = config.models[id];
+    if (engines[id] !== undefined) continue;
     if (chosen?.engine === 'upstream' && createUpstreamEngine !== undefined) {
       engines[id] = createUpstreamFromConfig(createUpstreamEngine, id, chosen, env, hooks);
       summary[id] = describeUpstream(chosen);
@@ -120,5 +148,49 @@ export async function createEngines(
     models,
     ...(config.ownedBy !== undefined ? { ownedBy: config.ownedBy } : {}),
   });
-  return { registry, testEngine: reference, summary };
+  return { registry, testEngine: reference, summary, localModels };
+}
+
+/** The settings that make two ids one loaded model: the same file with the same settings. */
+function localModelKey(model: LlamaModelConfig): string {
+  return JSON.stringify([model.file, model.contextSize, model.gpuLayers, model.parallel, model.maxQueue, model.threads]);
+}
+
+/**
+ * The llama.cpp engines of a config, one per distinct file and settings (the four ids of
+ * `--model` share one). Files are resolved (and `hf:` ones downloaded) now; loading starts now
+ * and goes on in the background (`engine.ready`).
+ */
+async function createLocalModels(config: ServerConfig, env: Readonly<Record<string, string | undefined>>, local: LocalModelContext): Promise<LocalModel[]> {
+  const groups = new Map<string, { model: LlamaModelConfig; ids: string[] }>();
+  for (const [id, model] of Object.entries(config.models)) {
+    if (model.engine !== 'llama') continue;
+    const key = localModelKey(model);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { model, ids: [id] });
+    else group.ids.push(id);
+  }
+  if (groups.size === 0) return [];
+  // Loaded only when a model needs it: node-llama-cpp is an optional install.
+  const { createLlamaEngine, resolveModelSource } = await import('@quantum-chat/engine-llama');
+  const created: LocalModel[] = [];
+  for (const { model, ids } of groups.values()) {
+    // `hf:` models are downloaded once into the data directory.
+    const modelPath = await resolveModelSource(model.file, {
+      cwd: local.cwd,
+      directory: join(resolve(local.cwd, config.dataDir), 'models'),
+      env,
+      ...(local.progress !== undefined ? { progress: local.progress } : {}),
+    });
+    const engine = createLlamaEngine({
+      modelPath,
+      ...(model.contextSize !== undefined ? { contextSize: model.contextSize } : {}),
+      ...(model.gpuLayers !== undefined ? { gpuLayers: model.gpuLayers } : {}),
+      ...(model.parallel !== undefined ? { parallel: model.parallel } : {}),
+      ...(model.maxQueue !== undefined ? { maxQueue: model.maxQueue } : {}),
+      ...(model.threads !== undefined ? { threads: model.threads } : {}),
+    });
+    created.push({ ids, file: model.file, engine });
+  }
+  return created;
 }

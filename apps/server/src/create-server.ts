@@ -1,5 +1,5 @@
 import { maxHeaderSize } from 'node:http';
-import { createChatHandler, createMemoryReplayGuard, createOpenApiDocument, type AccessControl, type ChatHandlerOptions } from '@quantum-chat/core';
+import { createChatHandler, createMemoryReplayGuard, createMemoryStreamStore, createOpenApiDocument, type AccessControl, type ChatHandlerOptions, type StreamEvent } from '@quantum-chat/core';
 import { resolveRequestId } from '@quantum-chat/core/host';
 import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
@@ -8,9 +8,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { adminBasePath, withAdminApi } from './admin/admin-openapi.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
 import { createRedisReplayGuard } from './redis-replay-guard.js';
+import { createRedisStreamStore } from './redis-stream-store.js';
 import { createChatRequestLogging } from './chat-request-logging.js';
 import type { ServerConfig } from './config-schema.js';
-import { createEngines } from './create-engines.js';
+import { createEngines, type LocalModel } from './create-engines.js';
 import { shutdownGracefully } from './graceful-shutdown.js';
 import { registerCors, registerLoadShedding } from './front-door.js';
 import { registerHealthRoute } from './health-route.js';
@@ -48,6 +49,8 @@ export interface QuantumServerOptions {
    * admin API's checks. `Date.now` by default; tests inject one to step over an expiry.
    */
   now?: () => number;
+  /** Where a `hf:` model download draws its progress bar (the CLI gives its stderr); none by default. */
+  progress?: (text: string) => void;
 }
 
 declare module 'fastify' {
@@ -58,6 +61,8 @@ declare module 'fastify' {
      * at once. Resolves when every socket is closed.
      */
     shutdownGracefully(): Promise<void>;
+    /** The llama.cpp models the config names, loading in the background (`engine.ready`). */
+    localModels: readonly LocalModel[];
     /**
      * Call once listening: on an empty store, creates the `default` organisation (elite) and
      * returns its one test key, to be shown once; names the organisations without a usable
@@ -102,10 +107,19 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const env = options.env ?? process.env;
   const tracing = await startTracing(env);
   if (tracing !== undefined) app.addHook('onClose', () => tracing.shutdown());
-  const { registry, testEngine, summary } = await createEngines(config, env, {
-    ...(tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {}),
-    // Usage an upstream reported is checked, not trusted (decisions §6): a replaced one is logged, figures only.
-    onUsageReplaced: ({ requestId, model, reported, used, reasons }) => app.log.warn({ reqId: requestId, upstreamModel: model, reported, used, reasons }, 'upstream usage replaced by our own count'),
+  const { registry, testEngine, summary, localModels } = await createEngines(
+    config,
+    env,
+    {
+      ...(tracing !== undefined ? { onUpstreamRequest: tracing.onUpstreamRequest } : {}),
+      // Usage an upstream reported is checked, not trusted (decisions §6): a replaced one is logged, figures only.
+      onUsageReplaced: ({ requestId, model, reported, used, reasons }) => app.log.warn({ reqId: requestId, upstreamModel: model, reported, used, reasons }, 'upstream usage replaced by our own count'),
+    },
+    { cwd: options.cwd ?? process.cwd(), ...(options.progress !== undefined ? { progress: options.progress } : {}) },
+  );
+  // Last in, first out: the models are freed after the server stops answering.
+  app.addHook('onClose', async () => {
+    await Promise.all(localModels.map((local) => local.engine.dispose()));
   });
   const access =
     options.accessControl === undefined
@@ -122,6 +136,22 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
       })
     : undefined;
   if (replayGuard !== undefined) app.addHook('onClose', () => replayGuard.close());
+  // Resumable streams (decisions §4.7): in Redis Streams when there is Redis (any instance serves a resume), else in memory.
+  const { streams } = config;
+  const streamStore =
+    config.redisUrl !== undefined
+      ? createRedisStreamStore(config.redisUrl, {
+          retentionSeconds: streams.retentionSeconds,
+          heartbeatSeconds: streams.heartbeatSeconds,
+          onError: (error) => app.log.warn({ err: error }, 'stream store: a write to redis failed; resumes on other instances may miss frames'),
+        })
+      : createMemoryStreamStore({ retentionMs: streams.retentionSeconds * 1000 });
+  app.addHook('onClose', async () => streamStore.close?.());
+  // PostgreSQL without Redis is how several instances share keys: a resume could reach one that never saw the stream.
+  const refuseReason =
+    config.redisUrl === undefined && config.databaseUrl !== undefined && !streams.singleInstance
+      ? 'this server shares its database with other instances but has no Redis (REDIS_URL) to share streams through, so a resume could reach an instance without the stream. Set REDIS_URL, or streams.singleInstance if this instance is the only one.'
+      : undefined;
   const shared: ChatHandlerOptions = {
     registry,
     testEngine,
@@ -129,6 +159,13 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...(config.signingSecrets.length > 0 ? { signingSecrets: config.signingSecrets, requireSignatures: config.requireSignatures, signatureReplayGuard: replayGuard ?? createMemoryReplayGuard() } : {}),
     ...(config.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: config.keepAliveIntervalMs } : {}),
     requestTimeoutMs: config.requestTimeoutMs,
+    streams: {
+      store: streamStore,
+      resumableByDefault: streams.resumableByDefault,
+      maxDetachedPerOrganisation: streams.maxDetachedPerOrganisation,
+      ...(metrics !== undefined ? { onStreamEvent: (event: StreamEvent) => metrics.onStreamEvent(event) } : {}),
+      ...(refuseReason !== undefined ? { refuseReason } : {}),
+    },
     shutdownSignal: shutdown.signal,
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...createChatRequestLogging(app.log),
@@ -142,7 +179,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   if (config.cors !== undefined) await registerCors(app, config.cors);
   if (config.overload !== false) await registerLoadShedding(app, config.overload);
   registerHealthRoute(app);
-  registerReadyRoute(app, access && { store: access.store, limiter: access.limiter });
+  registerReadyRoute(app, access && { store: access.store, limiter: access.limiter }, localModels);
   if (metrics !== undefined) registerMetricsRoute(app, metrics, config.metricsToken);
   if (access !== undefined) await registerAdminApi(app, config, { store: access.store, accessControl: access.accessControl, ...(options.now !== undefined ? { now: options.now } : {}) });
   else if (config.adminTokens.length > 0) app.log.warn('admin API off: it needs the server\'s own store (an accessControl was passed in)');
@@ -151,6 +188,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   // GET / (playground) and GET /docs (API reference), served from @quantum-chat/web's own files.
   await app.register(quantumChatWeb, { apiBasePath: '/v1' });
 
+  app.decorate('localModels', localModels);
   app.decorate('prepareStarterKeys', () => (access === undefined ? Promise.resolve({ organisationsWithoutUsableKey: [] }) : prepareStarterKeys(access.store)));
   let closing: Promise<void> | undefined;
   app.decorate('shutdownGracefully', () => {

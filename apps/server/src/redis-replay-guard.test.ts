@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { redisServerAvailable, redisSkipMessage, startRedisServer } from '../../../packages/access-control/test/redis-server.js';
+import { Redis } from 'ioredis';
 import { createRedisReplayGuard } from './redis-replay-guard.js';
 
 describe.skipIf(!redisServerAvailable)('createRedisReplayGuard', () => {
@@ -28,5 +29,31 @@ describe.skipIf(!redisServerAvailable)('createRedisReplayGuard', () => {
     expect(changes).toEqual([false]);
     await redis.restart();
     await expect.poll(() => Promise.resolve(first.claim(`t=4,v1=${Math.random()}`, 60_000)).then(() => changes), { timeout: 5000, interval: 50 }).toEqual([false, true]);
+  });
+
+  it('should refuse with 503 when Redis is out of memory or its stand-in memory is full, never forgetting a claim', async () => {
+    if (!redisServerAvailable) console.warn(redisSkipMessage);
+    const redis = await startRedisServer();
+    onTestFinished(() => redis.stop());
+    const guard = createRedisReplayGuard(redis.url, () => undefined, { fallbackMaxEntries: 2 });
+    const admin = new Redis(redis.url);
+    onTestFinished(async () => {
+      await guard.close();
+      admin.disconnect();
+    });
+    expect(await guard.claim('t=1,sha256=aa', 60_000)).toBe(true);
+    // A Redis that may not grow refuses writes (noeviction): no claim may pass unrecorded.
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await admin.config('SET', 'maxmemory', '1');
+    await expect(guard.claim('t=1,sha256=bb', 60_000)).rejects.toMatchObject({ status: 503, code: 'overloaded' });
+    await admin.config('SET', 'maxmemory', '0');
+    expect(await guard.claim('t=1,sha256=bb', 60_000)).toBe(true);
+    expect(await guard.claim('t=1,sha256=aa', 60_000)).toBe(false);
+    admin.disconnect();
+    await redis.kill();
+    expect(await guard.claim('t=2,sha256=cc', 60_000)).toBe(true);
+    expect(await guard.claim('t=2,sha256=dd', 60_000)).toBe(true);
+    await expect(Promise.resolve().then(() => guard.claim('t=2,sha256=ee', 60_000))).rejects.toMatchObject({ status: 503, code: 'overloaded', headers: { 'retry-after': '60' } });
+    expect(await guard.claim('t=2,sha256=cc', 60_000)).toBe(false);
   });
 });

@@ -73,6 +73,8 @@ export async function openServerAccessControl(config: ServerConfig, options: Ser
     usage: {
       ...(config.store.usageFlushIntervalMs !== undefined ? { flushIntervalMs: config.store.usageFlushIntervalMs } : {}),
       ...(config.store.abandonedAfterMs !== undefined ? { abandonedAfterMs: config.store.abandonedAfterMs } : {}),
+      ...(config.store.usageWrites !== undefined ? { durable: config.store.usageWrites === 'durable' } : {}),
+      ...(config.store.usageCommitTimeoutMs !== undefined ? { commitTimeoutMs: config.store.usageCommitTimeoutMs } : {}),
       onWriteError: (error, pending) => log.warn({ err: error, pending }, 'usage rows not written; retrying'),
       onRecovered: (written) => log.info({ written }, 'usage rows written again'),
       onDropped: (_count, total) => log.error({ dropped: total }, 'usage buffer full: oldest usage rows dropped'),

@@ -1,4 +1,4 @@
-import type { ChatRequestObserver, ChatRequestRecord } from '@quantum-chat/core';
+import type { ChatRequestObserver, ChatRequestRecord, StreamEvent } from '@quantum-chat/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
@@ -17,6 +17,8 @@ export interface ServerMetrics {
   registry: Registry;
   /** Hand to `createChatHandler({ observeRequest })`: one observer per chat request. */
   observeRequest(): ChatRequestObserver;
+  /** Hand to `createChatHandler({ streams: { onStreamEvent } })`: resumable streams, resumes and cancels. */
+  onStreamEvent(event: StreamEvent): void;
   /** The text for `GET /metrics`. */
   scrape(): Promise<{ contentType: string; body: string }>;
 }
@@ -69,6 +71,12 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ['model', 'type'],
     registers: [registry],
   });
+  const streamEvents = new Counter({
+    name: 'quantum_chat_resumable_stream_events_total',
+    help: 'Resumable streams (decisions §4.7): started, resumed (each resume request that found its stream) and cancelled (each cancel of a running stream).',
+    labelNames: ['event'],
+    registers: [registry],
+  });
   const activeStreams = new Gauge({
     name: 'quantum_chat_active_streams',
     help: 'Chat completion streams open now.',
@@ -105,6 +113,9 @@ export function createServerMetrics(): ServerMetrics {
           record(settled);
         },
       };
+    },
+    onStreamEvent(event) {
+      streamEvents.inc({ event });
     },
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };

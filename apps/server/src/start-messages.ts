@@ -68,3 +68,24 @@ export function listeningBanner(baseUrl: string, options: { starterKeyShown: boo
     '',
   ].join('\n');
 }
+
+/** A size the way people read it: `734.2 MiB`, `4.1 GiB`. */
+function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** What a loaded local model is, once it is: file, size, where it runs, for which ids. */
+export function localModelBanner(
+  summary: { file: string; sizeBytes: number; architecture: string; gpu: false | string; gpuLayers: number; contextSize: number; parallel: number; loadMs: number },
+  ids: readonly string[],
+): string {
+  const where = summary.gpu === false || summary.gpuLayers === 0 ? 'CPU' : `GPU (${summary.gpu}, ${summary.gpuLayers} layers)`;
+  return `Model loaded in ${summary.loadMs} ms: ${summary.file} (${formatBytes(summary.sizeBytes)}, ${summary.architecture}) on ${where}, context ${summary.contextSize} tokens, ${summary.parallel} at once; serving ${ids.join(', ')}.\n`;
+}

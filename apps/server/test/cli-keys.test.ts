@@ -89,9 +89,9 @@ describe('quantum-chat keys, orgs and usage', { timeout: 60_000 }, () => {
 
     const report = await runBuiltCli(['usage', '--org', 'acme', '--data-dir', dataDir]);
     expect(report.code).toBe(0);
-    expect(report.stdout).toMatch(new RegExp(`${id}\\s+qc_live_…${key.slice(-4)} \\(live\\)\\s+quantum-lite\\s+1\\s+\\d+\\s+\\d+\\s+0\\s+0`));
+    expect(report.stdout).toMatch(new RegExp(`${id}\\s+qc_live_…${key.slice(-4)} \\(live\\)\\s+quantum-lite\\s+1\\s+\\d+\\s+0\\s+\\d+\\s+0\\s+0`));
     const json = JSON.parse((await runBuiltCli(['usage', '--org', 'acme', '--json', '--data-dir', dataDir])).stdout) as { requests: number }[];
-    expect(json).toMatchObject([{ keyId: id, model: 'quantum-lite', requests: 1, errors: 0 }]);
+    expect(json).toMatchObject([{ keyId: id, model: 'quantum-lite', requests: 1, cachedPromptTokens: 0, errors: 0 }]);
     const later = await runBuiltCli(['usage', '--org', 'acme', '--since', new Date(Date.now() + 60_000).toISOString(), '--data-dir', dataDir]);
     expect(later.stdout).toContain('No requests');
   });

@@ -19,12 +19,16 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
 
 /**
  * Streams `answer` as OpenAI chunks (a `[DONE]`-terminated SSE body with `usage`, unless it is
- * `null`), whatever it is asked.
+ * `null`), whatever it is asked; `chunkFields` are added to every chunk (`system_fingerprint`).
  *
  * @example
  * const upstream = await startFakeUpstream('Hello from upstream.');
  */
-export async function startFakeUpstream(answer: string, usage: Record<string, unknown> | null = { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 }): Promise<FakeUpstream> {
+export async function startFakeUpstream(
+  answer: string,
+  usage: Record<string, unknown> | null = { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
+  chunkFields: Record<string, unknown> = {},
+): Promise<FakeUpstream> {
   const requests: FakeUpstream['requests'] = [];
   const server: Server = createServer(async (request, response) => {
     const body = await readJson(request);
@@ -34,7 +38,7 @@ export async function startFakeUpstream(answer: string, usage: Record<string, un
       traceparent: request.headers.traceparent as string | undefined,
       tracestate: request.headers.tracestate as string | undefined,
     });
-    const chunk = (fields: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'up-1', object: 'chat.completion.chunk', created: 1, model: body.model, ...fields })}\n\n`;
+    const chunk = (fields: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'up-1', object: 'chat.completion.chunk', created: 1, model: body.model, ...chunkFields, ...fields })}\n\n`;
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: answer }, finish_reason: null }] }));
     response.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));

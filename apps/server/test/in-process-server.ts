@@ -9,8 +9,12 @@ import { createQuantumServer } from '../src/create-server.js';
 export interface InProcessServer {
   app: FastifyInstance;
   origin: string;
+  /** The data directory the server's SQLite store is in (another instance may share it). */
+  dataDir: string;
   /** The test key printed on first start (organisation `default`, elite plan). */
   testKey: string;
+  /** The data directory (key store) the server uses. */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -34,7 +38,9 @@ export async function startInProcessServer(file: Record<string, unknown> = {}, e
   return {
     app,
     origin: `http://127.0.0.1:${port}`,
+    dataDir: config.dataDir,
     testKey,
+    dataDir: join(directory, 'data'),
     async close() {
       await app.close();
       rmSync(directory, { recursive: true, force: true });

@@ -10,7 +10,7 @@
  * OPENAPI_RUNS (default 100) sets the number of cases of each property; FUZZ_SEED replays a
  * run (its seed is printed).
  */
-import { createOpenApiProperties, crossFieldRuleOf, followChatCrossFieldRules, type PropertyOperation, type RefusalError, type RequestParts } from '@quantum-chat/conformance';
+import { createOpenApiProperties, crossFieldRuleOf, followChatCrossFieldRules, streamRouteRefusalOf, type PropertyOperation, type RefusalError, type RequestParts } from '@quantum-chat/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminBasePath } from '../src/admin/admin-openapi.js';
 import { startInProcessServer, type InProcessServer } from './in-process-server.js';
@@ -67,6 +67,8 @@ beforeAll(async () => {
     explainRefusal: (operation, status, error) => {
       if (isAdmin(operation)) return explainAdminRefusal(status, error);
       if (status === 429) return 'a rate limit of the organisation';
+      const streamRefusal = streamRouteRefusalOf(operation.found.template, status, error);
+      if (streamRefusal !== undefined) return streamRefusal;
       return operation.found.template === '/chat/completions' && status === 400 && error !== undefined ? crossFieldRuleOf(error) : undefined;
     },
     weight: (operation) => (operation.found.template === '/chat/completions' ? 8 : 1),

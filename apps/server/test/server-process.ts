@@ -52,13 +52,13 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): P
  * const server = await startServerProcess({ shutdownGraceMs: 300 });
  * onTestFinished(() => server.dispose());
  */
-export async function startServerProcess(config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(config: Record<string, unknown> = {}, env: Record<string, string> = {}, args: readonly string[] = []): Promise<ServerProcess> {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the server first (pnpm turbo run build --filter=@quantum-chat/server...).`);
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-server-'));
   const configPath = join(directory, 'quantum-chat.config.json');
   const settings = { dataDir: join(directory, 'data'), ...config };
   writeFileSync(configPath, JSON.stringify(settings));
-  const child = spawn(process.execPath, [cliPath, 'serve', '--config', configPath], {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--config', configPath, ...args], {
     cwd: directory,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -55,12 +55,13 @@ async function totalRequests(dataDir: string, organisation: string): Promise<num
 }
 
 describe('the SQLite store under another process\'s write lock (a real server process)', { timeout: 120_000 }, () => {
-  it('should keep /healthz and cached keys answering while the lock is held, and write the usage rows once it is released', async () => {
+  it('should keep /healthz answering while the lock is held, refuse to acknowledge answers whose usage cannot commit (503 store_unavailable), and write their rows once it is released', async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'quantum-chat-lock-')), 'data');
     onTestFinished(() => rmSync(join(dataDir, '..'), { recursive: true, force: true }));
     // A free organisation: its daily quota is counted in the store too.
     const key = lastLine((await runBuiltCli(['keys', 'create', '--org', 'locked', '--plan', 'free', '--data-dir', dataDir])).stdout);
-    const server = await startServerProcess({ dataDir, store: { usageFlushIntervalMs: 100 } }, eventLoopProbeEnv());
+    // A short commit timeout: an answer whose usage row cannot commit is refused after it (decisions §6).
+    const server = await startServerProcess({ dataDir, store: { usageFlushIntervalMs: 100, usageCommitTimeoutMs: 300 } }, eventLoopProbeEnv());
     onTestFinished(() => server.dispose());
     // The key is now cached: requests on it need no store lookup while the lock is held.
     expect(await chat(server.origin, key)).toBe(200);
@@ -90,7 +91,8 @@ describe('the SQLite store under another process\'s write lock (a real server pr
     expect(await totalRequests(dataDir, 'locked')).toBe(1);
     await lock.release();
 
-    expect(statuses.every((status) => status === 200)).toBe(true);
+    // The key was cached, so every request ran; none could be acknowledged while its row could not commit.
+    expect(statuses.every((status) => status === 503)).toBe(true);
     console.info(
       `/healthz under a held SQLite write lock: ${probes.length} probes, p50 ${percentile(probes, 50).toFixed(1)} ms, p99 ${percentile(probes, 99).toFixed(1)} ms, slowest ${[...probes].sort((a, b) => b - a).slice(0, 4).map((ms) => ms.toFixed(0)).join(', ')} ms; ` +
         `the server's event loop held at most ${held.cpuMs.toFixed(1)} ms of work (${held.elapsedMs.toFixed(1)} ms elapsed, ${held.waitMs.toFixed(1)} ms of it waiting for a core)`,
@@ -99,7 +101,7 @@ describe('the SQLite store under another process\'s write lock (a real server pr
     // server's event loop for 100 ms (its CPU time: a busy machine's waits are not the server's).
     expect(probes.length).toBeGreaterThanOrEqual(10);
     expect(held.cpuMs).toBeLessThan(100);
-    // Delayed, never lost: every request is in the ledger once the lock is gone.
+    // Delayed, never lost: every request is in the ledger (billed for what was produced) once the lock is gone.
     const deadline = Date.now() + 15_000;
     while ((await totalRequests(dataDir, 'locked')) < 1 + statuses.length && Date.now() < deadline) await sleep(200);
     expect(await totalRequests(dataDir, 'locked')).toBe(1 + statuses.length);

@@ -76,6 +76,19 @@ describe('createAccessControl', () => {
     expect(error.headers['x-ratelimit-remaining-requests']).toBe('0');
   });
 
+  it('should count a request that generates nothing against the requests per minute, never against tokens', async () => {
+    const { accessControl, live } = await setup({ requestsPerMinute: 2, tokensPerMinute: 1000 });
+    const principal = await accessControl.authenticate(parse(live.key));
+    const first = await accessControl.admitRequest(principal);
+    expect(first.headers['x-ratelimit-remaining-requests']).toBe('1');
+    expect(first.headers['x-ratelimit-remaining-tokens']).toBe('1000');
+    await accessControl.admitRequest(principal);
+    const error = (await accessControl.admitRequest(principal).catch((thrown: unknown) => thrown)) as QuantumChatError;
+    expect(error).toMatchObject({ code: 'rate_limit_exceeded', status: 429 });
+    // The chat request is refused too: the resumes used the minute's requests.
+    expect(await codeOf(accessControl.admit(principal, demand))).toBe('rate_limit_exceeded');
+  });
+
   it('should answer 429 insufficient_quota with x-should-retry: false when the day is used up', async () => {
     const { accessControl, live } = await setup({ tokensPerDay: 150 });
     const principal = await accessControl.authenticate(parse(live.key));

@@ -38,7 +38,7 @@ export interface AccessControlOptions {
   dailyTimeoutMs?: number;
   /** When the store cannot count the day's tokens: false (default) counts in this process; true answers 503. */
   failClosed?: boolean;
-  /** How usage rows are batched (flush interval, buffer bound, when a dead instance's rows are settled). */
+  /** How usage rows are written (durable or buffered, commit timeout, progress interval, buffer bound, when a dead instance's rows are settled). */
   usage?: Omit<UsageLedgerOptions, 'store'>;
   /** ms since the epoch, for key expiry and usage times; injected so that tests control time. `Date.now` by default. */
   now?: () => number;
@@ -52,6 +52,7 @@ export interface AccessControlOptions {
 export interface StoreAccessControl extends AccessControl {
   authenticate: AccessControl['authenticate'];
   admit(principal: Principal, demand: AdmissionDemand): Promise<Admission>;
+  admitRequest(principal: Principal): Promise<{ headers: Record<string, string> }>;
   /** The limits of a principal's organisation, after its overrides. */
   limitsOf(principal: Principal): Limits;
   /** The limit bucket of a principal: test keys count apart from live ones (decisions §6). */
@@ -111,7 +112,8 @@ function tighterState(first: LimitState, second: LimitState): LimitState {
  * up by SHA-256 (cached, see `createKeyCache`), requests count against their organisation's
  * limits (test keys in their own buckets), tokens are reserved as `prompt + max_tokens` and
  * settled to real usage, the day's tokens are counted in the store, and every admitted request
- * is written to the store's usage ledger in batches, running ones included.
+ * is written to the store's usage ledger: its settled row is committed (group commit) before
+ * its answer is acknowledged, which also settles the organisation's day.
  *
  * @example
  * const accessControl = createAccessControl({ store: createSqliteKeyStore('.data/keys.sqlite') });
@@ -290,17 +292,38 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       return {
         headers: rateLimitHeaders(state),
         track: (read) => running.track(read),
+        // The answer waits for its usage row (and, in the same transaction, the organisation's day).
+        settleBeforeAnswer: ledger.durable,
         async settle(outcome: AdmissionOutcome) {
           if (settled) return;
           settled = true;
-          running.settle(outcome);
+          // Both at once: the row's commit and the limits' release (per minute, a key's own day).
+          const released = settle(outcome.promptTokens + outcome.completionTokens).catch(report);
           try {
-            await settle(outcome.promptTokens + outcome.completionTokens);
-          } catch (error) {
-            report(error);
+            await running.settle(outcome);
+          } finally {
+            await released;
           }
         },
       };
+    },
+    async admitRequest(principal) {
+      const context = contexts.get(principal);
+      // A request and no tokens, in the key's own bucket (if it has one) and the organisation's; no day is counted.
+      const buckets: [string, Limits, string][] = [];
+      if (context?.keyLimits !== undefined) buckets.push([`key:${context.keyId}`, { ...context.keyLimits, tokensPerDay: null }, `key ${principal.keyId}`]);
+      buckets.push([bucketOf(principal), { ...limitsOf(principal), tokensPerDay: null }, organisationScope(principal)]);
+      const admitted: Array<Extract<LimitDecision, { admitted: true }>> = [];
+      for (const [bucket, limits, scope] of buckets) {
+        const decision = await limiter.reserve(bucket, limits, 0);
+        if (!decision.admitted) {
+          for (const earlier of admitted) await earlier.cancel();
+          throw limitError(decision, scope);
+        }
+        admitted.push(decision);
+      }
+      for (const decision of admitted) await decision.settle(0);
+      return { headers: rateLimitHeaders(admitted.at(-1)!.state) };
     },
     async close() {
       keys.dispose();

@@ -59,6 +59,12 @@ export interface UsageRecord {
   model: string;
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Of `promptTokens`, those the model read from its prompt cache, as it reported them
+   * (OpenAI's `prompt_tokens_details.cached_tokens`; operators bill them differently). Absent
+   * when the model reported none.
+   */
+  cachedPromptTokens?: number;
   /** The HTTP status answered (200 also for a stream that failed mid-way). */
   status: number;
   /** The request ended by a client disconnect, an error or a crash of its instance. */
@@ -89,6 +95,8 @@ export interface UsageSummaryRow {
   model: string;
   requests: number;
   promptTokens: number;
+  /** Of `promptTokens`, those the models read from their prompt caches (as they reported). */
+  cachedPromptTokens: number;
   completionTokens: number;
   /** Requests answered with a status of 400 or more. */
   errors: number;

@@ -39,7 +39,8 @@ const migrationLock = 7_303_171;
 const keyColumns = 'k.*, o.name AS o_name, o.plan AS o_plan, o.requests_per_minute AS o_requests_per_minute, o.tokens_per_minute AS o_tokens_per_minute, o.tokens_per_day AS o_tokens_per_day, o.created_at AS o_created_at';
 
 const summariseUsage = `SELECT u.key_id, coalesce(k.prefix || '…' || k.last4, '') AS key_display, coalesce(k.kind, 'live') AS kind, u.model,
-    count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens, sum(u.completion_tokens) AS completion_tokens,
+    count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens, coalesce(sum(u.cached_prompt_tokens), 0) AS cached_prompt_tokens,
+    sum(u.completion_tokens) AS completion_tokens,
     count(*) FILTER (WHERE u.status >= 400) AS errors, count(*) FILTER (WHERE u.interrupted) AS interrupted
   FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
   WHERE u.organisation = $1 AND u.created_at >= $2 GROUP BY u.key_id, u.model, k.prefix, k.last4, k.kind ORDER BY u.key_id, u.model`;

@@ -111,4 +111,8 @@ export const postgresMigrations: readonly string[] = [
 
   // The audit log keeps the client's own x-request-id apart from ours (request_id).
   `ALTER TABLE audit_log ADD COLUMN client_request_id text;`,
+
+  // The prompt tokens a model read from its cache (OpenAI's `cached_tokens`), NULL when it
+  // reported none.
+  `ALTER TABLE usage ADD COLUMN cached_prompt_tokens bigint;`,
 ];

@@ -36,7 +36,8 @@ const upsertUsage = `INSERT INTO usage (${usageColumns.join(', ')}) VALUES (${us
   WHERE usage.settled = 0 OR (usage.abandoned = 1 AND excluded.abandoned = 0 AND excluded.settled = 1)`;
 
 const summariseUsage = `SELECT u.key_id, coalesce(k.prefix || '…' || k.last4, '') AS key_display, coalesce(k.kind, 'live') AS kind, u.model,
-    count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens, sum(u.completion_tokens) AS completion_tokens,
+    count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens, coalesce(sum(u.cached_prompt_tokens), 0) AS cached_prompt_tokens,
+    sum(u.completion_tokens) AS completion_tokens,
     sum(u.status >= 400) AS errors, sum(u.interrupted) AS interrupted
   FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
   WHERE u.organisation = ? AND u.created_at >= ? GROUP BY u.key_id, u.model ORDER BY u.key_id, u.model`;

@@ -72,6 +72,7 @@ export function usageFromRow(row: Row): UsageRecord {
     settled: flag(row.settled),
     timestamp: Number(row.created_at),
   };
+  if (row.cached_prompt_tokens !== null && row.cached_prompt_tokens !== undefined) record.cachedPromptTokens = Number(row.cached_prompt_tokens);
   if (flag(row.abandoned)) record.abandoned = true;
   if (row.daily_bucket !== null && row.daily_bucket !== undefined) {
     record.daily = { bucket: String(row.daily_bucket), day: String(row.daily_day), charged: Number(row.daily_charged) };
@@ -85,17 +86,18 @@ export function usageToValues(record: UsageRecord, updatedAt: number, toFlag: (v
     record.usageId, record.requestId, record.keyId, record.organisation, record.model, record.promptTokens, record.completionTokens,
     record.status, toFlag(record.interrupted), toFlag(record.settled), toFlag(record.abandoned ?? false),
     record.daily?.bucket ?? null, record.daily?.day ?? null, record.daily?.charged ?? 0, record.timestamp, updatedAt,
+    record.cachedPromptTokens ?? null,
   ];
 }
 
 /** @internal */
 export const usageColumns = [
   'usage_id', 'request_id', 'key_id', 'organisation', 'model', 'prompt_tokens', 'completion_tokens', 'status', 'interrupted',
-  'settled', 'abandoned', 'daily_bucket', 'daily_day', 'daily_charged', 'created_at', 'updated_at',
+  'settled', 'abandoned', 'daily_bucket', 'daily_day', 'daily_charged', 'created_at', 'updated_at', 'cached_prompt_tokens',
 ] as const;
 
 /** The columns an upsert of a usage row may change. @internal */
-export const usageUpdatedColumns = ['prompt_tokens', 'completion_tokens', 'status', 'interrupted', 'settled', 'abandoned', 'updated_at'] as const;
+export const usageUpdatedColumns = ['prompt_tokens', 'completion_tokens', 'status', 'interrupted', 'settled', 'abandoned', 'updated_at', 'cached_prompt_tokens'] as const;
 
 /** @internal */
 export function summaryFromRow(row: Row): UsageSummaryRow {
@@ -106,6 +108,7 @@ export function summaryFromRow(row: Row): UsageSummaryRow {
     model: String(row.model),
     requests: Number(row.requests),
     promptTokens: Number(row.prompt_tokens),
+    cachedPromptTokens: Number(row.cached_prompt_tokens ?? 0),
     completionTokens: Number(row.completion_tokens),
     errors: Number(row.errors),
     interrupted: Number(row.interrupted),
@@ -151,7 +154,7 @@ export function dailyUsageQuery(filter: DailyUsageFilter, placeholder: (index: n
   if (filter.until !== undefined) where.push(`u.created_at < ${bind(filter.until)}`);
   const text = `SELECT u.created_at / ${dayMs} AS day_number, u.organisation, u.key_id, coalesce(k.prefix || '…' || k.last4, '') AS key_display,
       coalesce(k.kind, 'live') AS kind, u.model, count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens,
-      sum(u.completion_tokens) AS completion_tokens, ${errors} AS errors, ${interrupted} AS interrupted
+      coalesce(sum(u.cached_prompt_tokens), 0) AS cached_prompt_tokens, sum(u.completion_tokens) AS completion_tokens, ${errors} AS errors, ${interrupted} AS interrupted
     FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
     GROUP BY u.created_at / ${dayMs}, u.organisation, u.key_id, u.model, k.prefix, k.last4, k.kind`;

@@ -2,11 +2,12 @@ import { utcDay } from './daily-quota.js';
 import { displayKeyRecord } from './issue-api-key.js';
 import type { ApiKeyRecord, DailyUsageFilter, DailyUsageRow, UsageRecord, UsageSummaryRow } from './key-store.js';
 
-type Counts = Pick<UsageSummaryRow, 'requests' | 'promptTokens' | 'completionTokens' | 'errors' | 'interrupted'>;
+type Counts = Pick<UsageSummaryRow, 'requests' | 'promptTokens' | 'cachedPromptTokens' | 'completionTokens' | 'errors' | 'interrupted'>;
 
 function addRecord(row: Counts, record: UsageRecord): void {
   row.requests += 1;
   row.promptTokens += record.promptTokens;
+  row.cachedPromptTokens += record.cachedPromptTokens ?? 0;
   row.completionTokens += record.completionTokens;
   if (record.status >= 400) row.errors += 1;
   if (record.interrupted) row.interrupted += 1;
@@ -21,6 +22,7 @@ function emptyRow(record: UsageRecord, keys: ReadonlyMap<string, ApiKeyRecord>):
     model: record.model,
     requests: 0,
     promptTokens: 0,
+    cachedPromptTokens: 0,
     completionTokens: 0,
     errors: 0,
     interrupted: 0,

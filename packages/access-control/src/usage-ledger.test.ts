@@ -15,15 +15,15 @@ afterEach(async () => {
 function open(options: Partial<Parameters<typeof createUsageLedger>[0]> = {}) {
   const inner = createMemoryKeyStore();
   const flaky = createFlakyStore(inner);
-  const ledger = createUsageLedger({ store: flaky.store, flushIntervalMs: 60_000, ...options });
+  const ledger = createUsageLedger({ store: flaky.store, flushIntervalMs: 60_000, durable: false, ...options });
   ledgers.push(ledger);
   return { inner, flaky, ledger };
 }
 
-describe('createUsageLedger', () => {
+describe('createUsageLedger, buffered', () => {
   it('should write many settled requests in one batch', async () => {
     const { inner, flaky, ledger } = open();
-    for (let index = 0; index < 50; index++) ledger.begin(base(`u${index}`)).settle(done);
+    for (let index = 0; index < 50; index++) void ledger.begin(base(`u${index}`)).settle(done);
     expect(ledger.pending).toBe(50);
     await ledger.flush();
     expect(flaky.calls.writeUsage).toBe(1);
@@ -34,10 +34,10 @@ describe('createUsageLedger', () => {
   it('should keep rows while the store is down and write each exactly once when it is back', async () => {
     const errors: unknown[] = [];
     const { inner, flaky, ledger } = open({ onWriteError: (error) => errors.push(error) });
-    ledger.begin(base('a')).settle(done);
+    void ledger.begin(base('a')).settle(done);
     flaky.set('down');
     await ledger.flush();
-    ledger.begin(base('b')).settle(done);
+    void ledger.begin(base('b')).settle(done);
     await ledger.flush();
     expect(errors).toHaveLength(2);
     expect(ledger.pending).toBe(2);
@@ -51,7 +51,7 @@ describe('createUsageLedger', () => {
     const drops: number[] = [];
     const { inner, flaky, ledger } = open({ maxBufferedRecords: 3, onDropped: (_count, total) => drops.push(total) });
     flaky.set('down');
-    for (const id of ['a', 'b', 'c', 'd', 'e']) ledger.begin(base(id)).settle(done);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) void ledger.begin(base(id)).settle(done);
     expect(ledger.dropped).toBe(2);
     expect(drops).toEqual([1, 2]);
     flaky.set('up');
@@ -69,16 +69,74 @@ describe('createUsageLedger', () => {
     produced = 9;
     await ledger.flush();
     expect((await inner.listUsage({ organisation: 'acme' }))[0]).toMatchObject({ completionTokens: 9, settled: false });
-    running.settle({ ...done, completionTokens: 12 });
+    void running.settle({ ...done, completionTokens: 12 });
     await ledger.flush();
     expect((await inner.listUsage({ organisation: 'acme' }))[0]).toMatchObject({ completionTokens: 12, settled: true, interrupted: false });
   });
 
   it('should flush by itself every interval', async () => {
     const { inner, ledger } = open({ flushIntervalMs: 20 });
-    ledger.begin(base('t')).settle(done);
+    void ledger.begin(base('t')).settle(done);
     const deadline = Date.now() + 5000;
     while ((await inner.listUsage({ organisation: 'acme' })).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await inner.listUsage({ organisation: 'acme' })).toHaveLength(1);
+  });
+});
+
+describe('createUsageLedger, durable (group commit)', () => {
+  it('should resolve a settle only once its row is in the store', async () => {
+    const { inner, ledger } = open({ durable: true });
+    const settled = ledger.begin(base('a')).settle(done);
+    expect(ledger.pending).toBe(1);
+    await settled;
+    expect(ledger.pending).toBe(0);
+    expect(await inner.listUsage({ organisation: 'acme' })).toMatchObject([{ usageId: 'a', settled: true, completionTokens: 5 }]);
+  });
+
+  it('should write the rows of requests settling together in one write', async () => {
+    const { inner, flaky, ledger } = open({ durable: true });
+    await Promise.all(Array.from({ length: 40 }, (_, index) => ledger.begin(base(`g${index}`)).settle(done)));
+    expect(flaky.calls.writeUsage).toBe(1);
+    expect(await inner.listUsage({ organisation: 'acme' })).toHaveLength(40);
+  });
+
+  it('should hold at most maxWritesInFlight writes in the store; rows settling meanwhile wait, then go together', async () => {
+    const { inner, flaky, ledger } = open({ durable: true, maxWritesInFlight: 2 });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    flaky.set('hung');
+    const hung = [ledger.begin(base('first')).settle(done)];
+    await turn();
+    hung.push(ledger.begin(base('second')).settle(done));
+    await turn();
+    expect(flaky.calls.writeUsage).toBe(2);
+    flaky.set('up');
+    const later = Array.from({ length: 10 }, (_, index) => ledger.begin(base(`later${index}`)).settle(done));
+    await turn();
+    // Both slots are taken by the hung writes: the ten wait.
+    expect(flaky.calls.writeUsage).toBe(2);
+    expect(ledger.pending).toBe(12);
+    for (const settle of [...hung, ...later]) void settle.catch(() => undefined);
+    expect((await inner.listUsage({ organisation: 'acme' })).length).toBe(0);
+  });
+
+  it('should refuse a settle whose row the store did not take in time, keep the row, and write it once the store is back', async () => {
+    const { inner, flaky, ledger } = open({ durable: true, commitTimeoutMs: 50 });
+    flaky.set('down');
+    const error = await ledger.begin(base('late')).settle(done).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'store_unavailable', status: 503 });
+    expect(ledger.pending).toBe(1);
+    flaky.set('up');
+    await ledger.flush();
+    expect(await inner.listUsage({ organisation: 'acme' })).toMatchObject([{ usageId: 'late', settled: true, completionTokens: 5, interrupted: true }]);
+  });
+
+  it('should retry by itself after a failed write, before the flush interval, and resolve the waiting settle', async () => {
+    const { inner, flaky, ledger } = open({ durable: true, commitTimeoutMs: 5000 });
+    flaky.set('down');
+    const settled = ledger.begin(base('retried')).settle(done);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    flaky.set('up');
+    await settled;
+    expect(await inner.listUsage({ organisation: 'acme' })).toMatchObject([{ usageId: 'retried', settled: true, interrupted: false }]);
   });
 });

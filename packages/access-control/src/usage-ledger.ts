@@ -1,8 +1,18 @@
+import { QuantumChatError } from '@quantum-chat/core';
 import type { KeyStore, UsageRecord } from './key-store.js';
 
 export interface UsageLedgerOptions {
   store: KeyStore;
-  /** How often rows are written; 500 ms by default. A crash loses at most this much of a running request's count. */
+  /**
+   * true (default): `settle` resolves only once the row is committed, so that an answer is
+   * acknowledged only after its usage is durable; rows settling together share one write
+   * (group commit). false: settled rows wait for the next flush, and a crash loses up to
+   * `flushIntervalMs` of them (the buffered ledger of earlier versions, kept for comparison).
+   */
+  durable?: boolean;
+  /** Durable only: how long a settled row may wait for the store before `settle` rejects with 503 `store_unavailable`; 3000 ms by default. */
+  commitTimeoutMs?: number;
+  /** How often running requests' progress rows are written (and, buffered, settled rows); 500 ms by default. */
   flushIntervalMs?: number;
   /** The most settled rows held while the store is down; older ones are dropped past it (and reported). 100,000 by default. */
   maxBufferedRecords?: number;
@@ -13,6 +23,8 @@ export interface UsageLedgerOptions {
   abandonedAfterMs?: number;
   /** The most rows in one write; 1,000 by default. */
   maxBatch?: number;
+  /** The most writes in the store at once (rows settling meanwhile wait and go together); 2 by default: one being written, the next one queued behind it. */
+  maxWritesInFlight?: number;
   now?: () => number;
   /** Reporting only: a write that failed (it is retried). */
   onWriteError?: (error: unknown, pending: number) => void;
@@ -22,18 +34,27 @@ export interface UsageLedgerOptions {
   onRecovered?: (written: number) => void;
 }
 
+type FinalUsage = Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'cachedPromptTokens' | 'status' | 'interrupted'>;
+
 /** A request being written down while it runs. */
 export interface RunningUsage {
   /** How to read what it has produced so far; without one, the admission's prompt tokens and 0. */
   track(read: () => { promptTokens: number; completionTokens: number }): void;
-  /** Its final row: written at the next flush, retried until the store takes it. */
-  settle(final: Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'status' | 'interrupted'>): void;
+  /**
+   * Its final row. Durable ledger: resolves once the row is committed; rejects with 503
+   * `store_unavailable` when the store has not taken it within `commitTimeoutMs` (the row is
+   * still retried, marked interrupted unless its write was already under way). Buffered:
+   * resolves at once, the row is written at the next flush.
+   */
+  settle(final: FinalUsage): Promise<void>;
 }
 
-/** The usage ledger of one instance: rows written in batches, running ones included. */
+/** The usage ledger of one instance: settled rows committed before their answer, running ones written periodically. */
 export interface UsageLedger {
   begin(record: Omit<UsageRecord, 'settled' | 'abandoned' | 'status' | 'interrupted' | 'completionTokens'>): RunningUsage;
-  /** Writes what is pending now (also called by the timer). */
+  /** Whether `settle` waits for the row's commit (see `UsageLedgerOptions.durable`). */
+  readonly durable: boolean;
+  /** Writes what is pending now, progress rows included (also called by the timer). */
   flush(): Promise<void>;
   /** Settled rows not written yet. */
   readonly pending: number;
@@ -48,38 +69,88 @@ interface Running {
   read: (() => { promptTokens: number; completionTokens: number }) | undefined;
 }
 
+/** A durable `settle` waiting for its row's commit. */
+interface Waiter {
+  deadline: number;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 /**
- * Batches usage rows (decisions §6): every `flushIntervalMs`, one write holds every settled
- * row not yet written and a progress row for each running request. Writes are upserts by
- * usage id, so a write retried after a failure never counts twice. While the store is down,
- * settled rows wait in a bounded buffer; an instance killed mid-stream leaves its last
- * progress row, which another instance settles after `abandonedAfterMs`.
+ * Rows sorted by the day they charge, then by usage id (stable: a progress row stays before its
+ * settled row): concurrent writes then take their row locks in one order, so they never deadlock.
+ */
+function inLockOrder(first: UsageRecord, second: UsageRecord): number {
+  const a = first.daily?.bucket ?? '';
+  const b = second.daily?.bucket ?? '';
+  if (a !== b) return a < b ? -1 : 1;
+  return first.usageId < second.usageId ? -1 : first.usageId > second.usageId ? 1 : 0;
+}
+
+function notRecordedError(cause?: unknown): QuantumChatError {
+  return new QuantumChatError('store_unavailable', 'The usage of this request could not be recorded in time, so its answer is withheld; retry the request shortly.', {
+    ...(cause !== undefined ? { cause } : {}),
+    headers: { 'retry-after': '1', 'retry-after-ms': '1000' },
+  });
+}
+
+/**
+ * The usage ledger (decisions §6). A settled row is committed before its request's answer is
+ * acknowledged: rows of requests settling within the same turn of the event loop, or while the
+ * previous write is in the store, go as one write (group commit: one transaction, one message
+ * to the SQLite worker, one PostgreSQL round trip). Running requests get a progress row every
+ * `flushIntervalMs`; an instance killed mid-request leaves its last progress row, which
+ * another instance settles after `abandonedAfterMs`. Writes are upserts by usage id, so a
+ * write retried after a failure never counts twice.
  *
  * @example
  * const ledger = createUsageLedger({ store });
  * const running = ledger.begin({ usageId, requestId, keyId, organisation, model, promptTokens, timestamp: Date.now() });
- * running.settle({ promptTokens, completionTokens, status: 200, interrupted: false });
+ * await running.settle({ promptTokens, completionTokens, status: 200, interrupted: false }); // committed
  */
 export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   const { store } = options;
   const now = options.now ?? Date.now;
+  const durable = options.durable ?? true;
+  const commitTimeoutMs = options.commitTimeoutMs ?? 3000;
   const flushIntervalMs = options.flushIntervalMs ?? 500;
   const maxBuffered = options.maxBufferedRecords ?? 100_000;
   const abandonedAfterMs = options.abandonedAfterMs ?? 30_000;
   const maxBatch = options.maxBatch ?? 1000;
+  const maxWritesInFlight = options.maxWritesInFlight ?? 2;
   // Insertion-ordered: the oldest settled rows go first, and are dropped first when full.
   const settled = new Map<string, UsageRecord>();
+  // Insertion-ordered too, so the first one has the earliest deadline.
+  const waiters = new Map<string, Waiter>();
   const running = new Map<string, Running>();
+  /** Settled rows in a write now in the store: a late change to them would not be written. */
+  const claimed = new Set<string>();
+  const writes = new Set<Promise<void>>();
   let dropped = 0;
   let failing = false;
-  let flushing: Promise<void> | undefined;
+  let failures = 0;
+  let ticking: Promise<void> | undefined;
+  /** Rows settled while `maxWritesInFlight` writes were in the store: they go as soon as one ends. */
+  let groupWaiting = false;
+  let commitScheduled = false;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   let lastSweep = now();
+
+  function release(usageId: string, error?: unknown): void {
+    const waiter = waiters.get(usageId);
+    if (waiter === undefined) return;
+    waiters.delete(usageId);
+    if (error === undefined) waiter.resolve();
+    else waiter.reject(error);
+  }
 
   function enqueue(record: UsageRecord): void {
     settled.set(record.usageId, record);
     if (settled.size <= maxBuffered) return;
     const oldest = settled.keys().next().value!;
     settled.delete(oldest);
+    release(oldest, notRecordedError());
     dropped++;
     options.onDropped?.(1, dropped);
   }
@@ -93,42 +164,130 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     return rows;
   }
 
-  async function writePending(): Promise<void> {
-    // Progress rows first: a request that settles meanwhile is in `settled` and wins (written later in the same batch).
-    const rows = [...progressRows(), ...settled.values()];
+  const sweepDue = () => now() - lastSweep >= abandonedAfterMs / 3;
+
+  async function writeRows(rows: UsageRecord[], withProgress: boolean): Promise<void> {
     for (let start = 0; start < rows.length; start += maxBatch) {
       const batch = rows.slice(start, start + maxBatch);
       await store.writeUsage(batch);
-      for (const row of batch) if (row.settled && settled.get(row.usageId) === row) settled.delete(row.usageId);
+      for (const row of batch) {
+        if (!row.settled || settled.get(row.usageId) !== row) continue;
+        settled.delete(row.usageId);
+        release(row.usageId);
+      }
     }
-    if (failing) {
-      failing = false;
-      options.onRecovered?.(rows.length);
-    }
-    if (now() - lastSweep >= abandonedAfterMs / 3) {
+    if (withProgress && sweepDue()) {
       lastSweep = now();
       await store.settleAbandonedUsage(now() - abandonedAfterMs);
     }
   }
 
-  function flush(): Promise<void> {
-    flushing ??= writePending()
-      .catch((error: unknown) => {
-        failing = true;
-        options.onWriteError?.(error, settled.size);
-      })
+  /**
+   * One write of every settled row no other write holds (and, from the timer, of the running
+   * requests' progress). Up to `maxWritesInFlight` run at once: the store never waits for this
+   * process to notice that the previous one ended. Never rejects: a failed write's rows stay.
+   */
+  function startWrite(withProgress: boolean): Promise<void> {
+    // Progress rows first: a request that settles meanwhile is in `settled` and wins (written later in the same batch).
+    const rows = withProgress ? progressRows() : [];
+    for (const row of settled.values()) if (!claimed.has(row.usageId)) rows.push(row);
+    if (rows.length === 0 && !(withProgress && sweepDue())) return Promise.resolve();
+    const mine: string[] = [];
+    for (const row of rows) {
+      if (!row.settled) continue;
+      claimed.add(row.usageId);
+      mine.push(row.usageId);
+    }
+    rows.sort(inLockOrder);
+    const write = writeRows(rows, withProgress)
+      .then(
+        () => {
+          failures = 0;
+          if (failing) {
+            failing = false;
+            options.onRecovered?.(rows.length);
+          }
+        },
+        (error: unknown) => {
+          failing = true;
+          failures++;
+          options.onWriteError?.(error, settled.size);
+          scheduleRetry();
+        },
+      )
       .finally(() => {
-        flushing = undefined;
+        for (const usageId of mine) claimed.delete(usageId);
+        writes.delete(write);
+        if (groupWaiting && retryTimer === undefined) {
+          groupWaiting = false;
+          void startWrite(false);
+        }
       });
-    return flushing;
+    writes.add(write);
+    return write;
+  }
+
+  /** Durable: a failed write is retried soon (backing off up to the flush interval), not at the next tick. */
+  function scheduleRetry(): void {
+    if (!durable || retryTimer !== undefined || settled.size === 0) return;
+    retryTimer = setTimeout(
+      () => {
+        retryTimer = undefined;
+        void startWrite(false);
+      },
+      Math.min(flushIntervalMs, 10 * 2 ** Math.min(failures, 6)),
+    );
+    retryTimer.unref();
+  }
+
+  /** The rows settling in this turn of the event loop go together (or with the next write, if `maxWritesInFlight` are in the store). */
+  function scheduleCommit(): void {
+    // While the store fails, the retry timer writes them: no write per request against a dead store.
+    if (commitScheduled || retryTimer !== undefined) return;
+    commitScheduled = true;
+    setImmediate(() => {
+      commitScheduled = false;
+      if (writes.size < maxWritesInFlight) void startWrite(false);
+      else groupWaiting = true;
+    });
+  }
+
+  function flush(): Promise<void> {
+    return Promise.all(writes).then(() => startWrite(true));
+  }
+
+  /** Rejects the settles that waited longer than `commitTimeoutMs`; one timer, for the oldest. */
+  function armDeadline(): void {
+    if (deadlineTimer !== undefined || waiters.size === 0) return;
+    const first = waiters.values().next().value!;
+    deadlineTimer = setTimeout(expire, Math.max(1, first.deadline - now()));
+    deadlineTimer.unref();
+  }
+
+  function expire(): void {
+    deadlineTimer = undefined;
+    const time = now();
+    for (const [usageId, waiter] of waiters) {
+      if (waiter.deadline > time) break;
+      // Produced but not acknowledged: billed like an answer cut short, when the store is back.
+      const record = settled.get(usageId);
+      if (record !== undefined && !claimed.has(usageId)) settled.set(usageId, { ...record, interrupted: true });
+      release(usageId, notRecordedError());
+    }
+    armDeadline();
   }
 
   const timer = setInterval(() => {
-    if (settled.size > 0 || running.size > 0 || now() - lastSweep >= abandonedAfterMs / 3) void flush();
+    if (ticking === undefined && (settled.size > 0 || running.size > 0 || sweepDue())) {
+      ticking = startWrite(true).finally(() => {
+        ticking = undefined;
+      });
+    }
   }, flushIntervalMs);
   timer.unref();
 
   return {
+    durable,
     begin(base) {
       const entry: Running = {
         record: { ...base, completionTokens: 0, status: 200, interrupted: true, settled: false },
@@ -140,8 +299,15 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
           entry.read = read;
         },
         settle(final) {
-          if (!running.delete(base.usageId)) return;
+          if (!running.delete(base.usageId)) return Promise.resolve();
           enqueue({ ...entry.record, ...final, settled: true });
+          if (!durable) return Promise.resolve();
+          const committed = new Promise<void>((resolve, reject) => {
+            waiters.set(base.usageId, { deadline: now() + commitTimeoutMs, resolve, reject });
+          });
+          armDeadline();
+          scheduleCommit();
+          return committed;
         },
       };
     },
@@ -154,15 +320,17 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     },
     async close(timeoutMs = 2000) {
       clearInterval(timer);
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
       let timeout: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        (async () => {
-          await flushing;
-          await flush();
-        })(),
+        flush(),
         new Promise((resolve) => (timeout = setTimeout(resolve, timeoutMs))),
       ]);
       clearTimeout(timeout);
+      clearTimeout(deadlineTimer);
+      deadlineTimer = undefined;
+      for (const usageId of [...waiters.keys()]) release(usageId, notRecordedError());
     },
   };
 }

@@ -151,18 +151,18 @@ export function describeKeyStoreContract(name: string, factory: StoreFactory): v
         usage({ requestId: 'req_1', keyId: record.id, timestamp: day1 + 1 }),
         usage({ requestId: 'req_2', keyId: record.id, timestamp: day1 + 86_399_999, status: 429, completionTokens: 0 }),
         usage({ requestId: 'req_3', keyId: record.id, timestamp: day2, model: 'quantum-flash', interrupted: true }),
-        usage({ requestId: 'req_4', keyId: record.id, timestamp: day2 + 5 }),
+        usage({ requestId: 'req_4', keyId: record.id, timestamp: day2 + 5, cachedPromptTokens: 6 }),
         usage({ requestId: 'req_5', keyId: 'key_other', organisation: 'beta', timestamp: day2 + 7, promptTokens: 1 }),
       ]);
       const display = `qc_live_…${record.last4}`;
       const row = (day: string, model: string, counts: Record<string, number>) => ({
         day, organisation: 'acme', keyId: record.id, keyDisplay: display, kind: 'live', model,
-        requests: 1, promptTokens: 10, completionTokens: 5, errors: 0, interrupted: 0, ...counts,
+        requests: 1, promptTokens: 10, cachedPromptTokens: 0, completionTokens: 5, errors: 0, interrupted: 0, ...counts,
       });
       expect(await store.summariseUsageByDay({ organisation: 'acme' })).toEqual([
         row('2030-01-01', 'quantum-lite', { requests: 2, promptTokens: 20, completionTokens: 5, errors: 1 }),
         row('2030-01-02', 'quantum-flash', { interrupted: 1 }),
-        row('2030-01-02', 'quantum-lite', {}),
+        row('2030-01-02', 'quantum-lite', { cachedPromptTokens: 6 }),
       ]);
       const everyone = await store.summariseUsageByDay({});
       expect(everyone.map((entry) => [entry.day, entry.organisation, entry.keyId, entry.model])).toEqual([
@@ -214,18 +214,31 @@ export function describeKeyStoreContract(name: string, factory: StoreFactory): v
       await store.createOrganisation({ name: 'acme', plan: 'free' });
       const { record } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
       await store.writeUsage([
-        usage({ keyId: record.id, timestamp: 1_000 }),
+        usage({ keyId: record.id, timestamp: 1_000, cachedPromptTokens: 8 }),
         usage({ keyId: record.id, requestId: 'req_2', status: 502, interrupted: true, completionTokens: 2, timestamp: 2_000 }),
       ]);
       await store.writeUsage([usage({ keyId: record.id, requestId: 'req_3', model: 'quantum-pro', timestamp: 3_000 })]);
       await store.writeUsage([usage({ keyId: 'key_other', organisation: 'beta', requestId: 'req_4', timestamp: 3_000 })]);
       const summary = await store.summariseUsage({ organisation: 'acme' });
       expect(summary).toEqual([
-        { keyId: record.id, keyDisplay: `qc_live_…${record.last4}`, kind: 'live', model: 'quantum-lite', requests: 2, promptTokens: 20, completionTokens: 7, errors: 1, interrupted: 1 },
-        { keyId: record.id, keyDisplay: `qc_live_…${record.last4}`, kind: 'live', model: 'quantum-pro', requests: 1, promptTokens: 10, completionTokens: 5, errors: 0, interrupted: 0 },
+        { keyId: record.id, keyDisplay: `qc_live_…${record.last4}`, kind: 'live', model: 'quantum-lite', requests: 2, promptTokens: 20, cachedPromptTokens: 8, completionTokens: 7, errors: 1, interrupted: 1 },
+        { keyId: record.id, keyDisplay: `qc_live_…${record.last4}`, kind: 'live', model: 'quantum-pro', requests: 1, promptTokens: 10, cachedPromptTokens: 0, completionTokens: 5, errors: 0, interrupted: 0 },
       ]);
       expect((await store.summariseUsage({ organisation: 'acme', since: 2_500 })).map((row) => row.model)).toEqual(['quantum-pro']);
       expect((await store.listUsage({ organisation: 'acme' })).map((row) => row.requestId)).toEqual(['req_1', 'req_2', 'req_3']);
+      await store.close();
+    });
+
+    it('should keep the cached prompt tokens a model reported with a row, and none where it reported none', async () => {
+      const store = await open();
+      await store.writeUsage([usage({ requestId: 'req_1', usageId: 'u_1', settled: false }), usage({ requestId: 'req_2', usageId: 'u_2' })]);
+      await store.writeUsage([usage({ requestId: 'req_1', usageId: 'u_1', promptTokens: 2006, cachedPromptTokens: 1920 })]);
+      const rows = await store.listUsage({ organisation: 'acme' });
+      expect(rows.map((row) => [row.usageId, row.promptTokens, row.cachedPromptTokens])).toEqual([
+        ['u_1', 2006, 1920],
+        ['u_2', 10, undefined],
+      ]);
+      expect(rows[1]).not.toHaveProperty('cachedPromptTokens');
       await store.close();
     });
 

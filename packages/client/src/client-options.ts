@@ -23,6 +23,11 @@ export interface ChatClientOptions {
   streamFormat?: 'quantum' | 'openai';
   /** The wait between retries; injectable for tests. */
   sleep?: Sleep;
+  /**
+   * Attempts to re-open a resumable stream (`stream_options: { resumable: true }`) whose
+   * connection dropped, per drop, with backoff. Default 3; 0 turns automatic resuming off.
+   */
+  maxResumeAttempts?: number;
 }
 
 /** Per-call options, overriding the client's. */
@@ -32,6 +37,12 @@ export interface RequestOptions {
   timeout?: number;
   maxRetries?: number;
   headers?: Record<string, string>;
+  /**
+   * Streams only: told when a resumable stream's connection dropped and the client is
+   * re-opening it (`reconnecting`), and when it is read again (`resumed`); for a
+   * "reconnecting…" in a user interface.
+   */
+  onResume?: ((event: { state: 'reconnecting' | 'resumed'; streamId: string; attempt: number }) => void) | undefined;
 }
 
 /** The resolved client options every call reads. @internal */
@@ -44,4 +55,5 @@ export interface ClientConfig {
   defaultHeaders: Record<string, string>;
   streamFormat: 'quantum' | 'openai' | undefined;
   sleep: Sleep;
+  maxResumeAttempts: number;
 }

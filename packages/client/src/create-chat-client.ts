@@ -6,7 +6,14 @@ import { sendRequest } from './http/send-request.js';
 import { defaultSleep } from './http/sleep.js';
 import { createModelsApi, type ModelsApi } from './models-api.js';
 import { readChatCompletion } from './read-chat-completion.js';
-import { createChatCompletionStream, type ChatCompletionStream } from './stream/chat-completion-stream.js';
+import { createChatCompletionStream, type ChatCompletionStream, type StreamResumer } from './stream/chat-completion-stream.js';
+
+/** What `cancel` answers: the stream's status once asked to stop. */
+export interface StreamStatus {
+  id: string;
+  object: 'chat.completion.stream';
+  status: 'cancelled' | 'completed' | 'failed';
+}
 
 /** What {@link createChatClient} returns. */
 export interface ChatClient {
@@ -16,6 +23,15 @@ export interface ChatClient {
       create(request: ChatCompletionCreateParams, options?: RequestOptions): Promise<ChatCompletion>;
       /** `POST /chat/completions` with `stream: true`: typed events, or `collect()` for the whole message. */
       stream(request: ChatCompletionCreateParams, options?: RequestOptions): ChatCompletionStream;
+      /**
+       * Re-opens a resumable stream by its id (`stream.streamId`), from after the frame `after`
+       * (0 or absent: from the start), and follows it to its end; it resumes on its own too.
+       */
+      resume(streamId: string, resumeOptions?: { after?: number | string } & RequestOptions): ChatCompletionStream;
+      /** `GET /chat/completions/{id}`: a finished resumable stream as a whole completion (409 while it runs). */
+      retrieve(streamId: string, options?: RequestOptions): Promise<ChatCompletion>;
+      /** `POST /chat/completions/{id}/cancel`: stops a resumable stream's generation (idempotent). */
+      cancel(streamId: string, options?: RequestOptions): Promise<StreamStatus>;
     };
   };
   models: ModelsApi;
@@ -50,7 +66,22 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     defaultHeaders: options.defaultHeaders ?? {},
     streamFormat: options.streamFormat,
     sleep: options.sleep ?? defaultSleep,
+    maxResumeAttempts: Math.max(0, options.maxResumeAttempts ?? 3),
   };
+  const streamPath = (streamId: string) => `/chat/completions/${encodeURIComponent(streamId)}`;
+  /** Re-opens with `Last-Event-ID`; the caller's signal and headers apply, retries are the resumer's own. */
+  const resumer = (requestOptions: RequestOptions | undefined): StreamResumer => ({
+    maxAttempts: config.maxResumeAttempts,
+    sleep: config.sleep,
+    onResume: requestOptions?.onResume,
+    open: (streamId, lastEventId, signal) =>
+      sendRequest(config, {
+        method: 'GET',
+        path: `${streamPath(streamId)}/stream`,
+        accept: 'text/event-stream',
+        options: { ...requestOptions, signal, maxRetries: 0, headers: { ...requestOptions?.headers, ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) } },
+      }),
+  });
 
   return {
     chat: {
@@ -65,7 +96,32 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
           return createChatCompletionStream(
             (signal) => sendRequest(config, { method: 'POST', path: '/chat/completions', body, accept: 'text/event-stream', options: { ...requestOptions, signal } }),
             requestOptions?.signal,
+            resumer(requestOptions),
           );
+        },
+        resume(streamId, resumeOptions = {}) {
+          const { after, ...requestOptions } = resumeOptions;
+          const from = after === undefined ? undefined : String(after);
+          return createChatCompletionStream(
+            (signal) =>
+              sendRequest(config, {
+                method: 'GET',
+                path: `${streamPath(streamId)}/stream`,
+                accept: 'text/event-stream',
+                options: { ...requestOptions, signal, headers: { ...requestOptions.headers, ...(from !== undefined ? { 'last-event-id': from } : {}) } },
+              }),
+            requestOptions.signal,
+            resumer(requestOptions),
+            from,
+          );
+        },
+        async retrieve(streamId, requestOptions) {
+          const { value, headers } = await requestJson(config, { method: 'GET', path: streamPath(streamId), options: requestOptions });
+          return readChatCompletion(value, headers);
+        },
+        async cancel(streamId, requestOptions) {
+          const { value } = await requestJson(config, { method: 'POST', path: `${streamPath(streamId)}/cancel`, options: requestOptions });
+          return value as StreamStatus;
         },
       },
     },

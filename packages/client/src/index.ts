@@ -4,7 +4,7 @@
 
 /** The client and its options. */
 export { createChatClient } from './create-chat-client.js';
-export type { ChatClient } from './create-chat-client.js';
+export type { ChatClient, StreamStatus } from './create-chat-client.js';
 export type { ChatClientOptions, RequestOptions, FetchFunction } from './client-options.js';
 export type { ChatCompletionCreateParams } from './chat-request.js';
 export type { ModelsApi } from './models-api.js';

@@ -59,10 +59,16 @@ export const caseFileSchema = z
   });
 export type CaseFile = z.infer<typeof caseFileSchema>;
 
+const count = z.number().int().nonnegative();
 const usageSchema = z.strictObject({
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
-  reasoningTokens: z.number().int().nonnegative(),
+  promptTokens: count,
+  completionTokens: count,
+  reasoningTokens: count,
+  cachedPromptTokens: count.optional(),
+  promptAudioTokens: count.optional(),
+  acceptedPredictionTokens: count.optional(),
+  rejectedPredictionTokens: count.optional(),
+  completionAudioTokens: count.optional(),
 });
 
 /**
@@ -74,7 +80,7 @@ export const replayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('reasoning'), text: z.string() }),
   z.strictObject({ type: z.literal('content'), text: z.string(), logprobs: z.array(tokenLogprobSchema).optional() }),
   z.strictObject({ type: z.literal('tool-call'), index: z.number().int().nonnegative(), name: z.string().optional(), argumentsDelta: z.string() }),
-  z.strictObject({ type: z.literal('finish'), reason: z.enum(['stop', 'length', 'tool_calls']), usage: usageSchema }),
+  z.strictObject({ type: z.literal('finish'), reason: z.enum(['stop', 'length', 'tool_calls']), usage: usageSchema, systemFingerprint: z.string().min(1).optional() }),
   z.strictObject({ type: z.literal('error'), code: z.string(), message: z.string().min(1) }),
   /** Not an event: the engine stays silent here until the client has seen the response's first bytes. */
   z.strictObject({ type: z.literal('hold') }),

@@ -59,4 +59,4 @@ export { pickMutation } from './openapi/mutate-against-schema.js';
 export type { Mutation } from './openapi/mutate-against-schema.js';
 export { canSendMutation, hasSendablePath, parameterValue, requestPartsSchema, toOperationRequest } from './openapi/operation-requests.js';
 export type { OperationRequest, RequestParts } from './openapi/operation-requests.js';
-export { chatCrossFieldRules, crossFieldRuleOf, followChatCrossFieldRules } from './openapi/chat-cross-field-rules.js';
+export { chatCrossFieldRules, crossFieldRuleOf, followChatCrossFieldRules, streamRouteRefusalOf } from './openapi/chat-cross-field-rules.js';

@@ -23,6 +23,7 @@ export type {
   EngineMessage,
   EngineUsage,
 } from './engine/chat-engine.js';
+export { passThroughDeniedFields, passesThrough, selectPassedThrough, type PassThroughPolicy } from './engine/pass-through-policy.js';
 
 /** Models: the four built-ins and the registry mapping each to an engine. */
 export { builtinModels, defaultOwnedBy } from './models/builtin-models.js';
@@ -59,8 +60,8 @@ export type { ErrorEnvelope, LenientErrorEnvelope } from './schemas/error-envelo
 /** Server-Sent Events: encoder, incremental decoder, and its TransformStream wrapper. */
 export { encodeSseEvent, encodeSseComment } from './sse/encode-sse-event.js';
 export type { SseEventInit } from './sse/encode-sse-event.js';
-export { createSseDecoder } from './sse/create-sse-decoder.js';
-export type { SseDecoder, SseDecoderCallbacks, SseEvent } from './sse/create-sse-decoder.js';
+export { createSseDecoder, defaultMaxSseEventLength, SseEventTooLongError } from './sse/create-sse-decoder.js';
+export type { SseDecoder, SseDecoderCallbacks, SseDecoderOptions, SseEvent } from './sse/create-sse-decoder.js';
 export { SseDecoderStream } from './sse/sse-decoder-stream.js';
 export type { SseDecoderStreamOptions } from './sse/sse-decoder-stream.js';
 
@@ -86,7 +87,8 @@ export { insecureAcceptAnyApiKey, staticApiKeys } from './auth/static-api-keys.j
 export type { StaticApiKey, StaticApiKeysOptions } from './auth/static-api-keys.js';
 export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, AdmissionProgress, Principal } from './auth/access-control.js';
 export { verifySignature, findMatchingSignature, signRequestBody, parseSignatureHeader, defaultSignatureToleranceSeconds, maxSignatureValues } from './auth/verify-signature.js';
-export { createMemoryReplayGuard } from './auth/signature-replay-guard.js';
+export { createMemoryReplayGuard, replayGuardFull } from './auth/signature-replay-guard.js';
+export { signedContentClaim, type SignedContent } from './auth/signed-content-claim.js';
 export type { SignatureReplayGuard } from './auth/signature-replay-guard.js';
 
 /** The OpenAPI 3.1 document, generated from the schemas above. */
@@ -96,3 +98,12 @@ export type { OpenApiDocumentOptions } from './openapi/create-openapi-document.j
 /** Identifiers. */
 export { generateRandomId, createSequentialIdGenerator, randomBase62 } from './ids.js';
 export type { GenerateId, IdKind } from './ids.js';
+
+/** Resumable streams (decisions §4.7): the store interface, the memory store, and what a shared store needs. */
+export { createMemoryStreamStore } from './streams/memory-stream-store.js';
+export type { MemoryStreamStore, MemoryStreamStoreOptions } from './streams/memory-stream-store.js';
+export { StreamLostError } from './streams/stream-store.js';
+export type { StreamChunk, StreamFollowOptions, StreamFrame, StreamInfo, StreamMeta, StreamState, StreamStore } from './streams/stream-store.js';
+export type { StreamEvent, StreamsOptions } from './streams/resumable-streams.js';
+export { completionFromFrames } from './streams/completion-from-frames.js';
+export type { StreamResult } from './streams/completion-from-frames.js';

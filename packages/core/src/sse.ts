@@ -1,8 +1,8 @@
 // @quantum-chat/core/sse: the Server-Sent Events codec alone (no zod, no handler): the
 // incremental decoder, its TransformStream wrapper, and the encoder.
 
-export { createSseDecoder } from './sse/create-sse-decoder.js';
-export type { SseDecoder, SseDecoderCallbacks, SseEvent } from './sse/create-sse-decoder.js';
+export { createSseDecoder, defaultMaxSseEventLength, SseEventTooLongError } from './sse/create-sse-decoder.js';
+export type { SseDecoder, SseDecoderCallbacks, SseDecoderOptions, SseEvent } from './sse/create-sse-decoder.js';
 export { SseDecoderStream } from './sse/sse-decoder-stream.js';
 export type { SseDecoderStreamOptions } from './sse/sse-decoder-stream.js';
 export { encodeSseEvent, encodeSseComment } from './sse/encode-sse-event.js';

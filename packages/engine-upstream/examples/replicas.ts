@@ -8,5 +8,5 @@ export const qwen = createUpstreamEngine({
     { baseUrl: 'https://api.example.com/v1', model: 'qwen3-8b', apiKey: process.env.EXAMPLE_API_KEY },
   ],
   firstTokenTimeoutMs: 20_000,
-  passThrough: 'all',
+  passThrough: ['top_k', 'min_p', 'chat_template_kwargs'],
 });

@@ -1,5 +1,6 @@
 import type { EngineUsage } from '@quantum-chat/core';
 import type { WireUsage } from '@quantum-chat/core/dialect';
+import { ownTokenAllowance, ownTokensPerTokenAtMost } from './relay-budget.js';
 
 /** Our own count of a relayed answer (about four characters a token). */
 export interface OwnUsage {
@@ -45,8 +46,8 @@ function problemOf(field: string, value: number | null | undefined, ceiling: num
 
 /**
  * The usage of an upstream answer, checked rather than trusted (decisions §6): a count that is
- * missing, negative, fractional, above the request's `max_tokens`, or far above our own count
- * of the text relayed (see above) is replaced by our own count, and the reasons are returned
+ * missing, negative, fractional, above the request's `max_tokens`, or far above or (completion
+ * only) far below our own count of the text relayed (see above) is replaced by our own count, and the reasons are returned
  * for the log. Our completion count never exceeds `max_tokens` either. A reasoning count above
  * the completion count is replaced too; a missing one is not a problem (most servers send none).
  *
@@ -62,13 +63,18 @@ export function checkUpstreamUsage(reported: WireUsage | undefined, own: OwnUsag
   const reasons: string[] = [];
   const plausibleCompletion = own.completionTokens * tokensPerOwnToken + completionAllowance + limits.toolCalls * toolCallAllowance;
   const completionCeiling = Math.min(limits.maxTokens, plausibleCompletion);
-  const completionProblem = problemOf(
+  let completionProblem = problemOf(
     'completion_tokens',
     reported.completion_tokens,
     completionCeiling,
     completionCeiling === limits.maxTokens ? 'max_tokens' : 'what the relayed text can hold',
   );
   let completionTokens = reported.completion_tokens as number;
+  // "Far below our count": a token averages at most 16 characters (see relay-budget.ts), so the text relayed holds at least this many.
+  const completionFloor = Math.ceil((own.completionTokens - ownTokenAllowance) / ownTokensPerTokenAtMost);
+  if (completionProblem === undefined && completionTokens < completionFloor) {
+    completionProblem = `completion_tokens (${completionTokens}) is below what the relayed text holds (${completionFloor})`;
+  }
   if (completionProblem !== undefined) {
     reasons.push(completionProblem);
     completionTokens = Math.min(own.completionTokens, limits.maxTokens);

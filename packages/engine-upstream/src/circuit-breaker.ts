@@ -8,6 +8,17 @@ export interface CircuitBreakerOptions {
   maxCooldownMs?: number;
 }
 
+/** How much one failure counts toward the threshold, and of which request. */
+export interface FailureWeight {
+  /** 1 by default; less for a failure that may be the request's (a timeout on an unusually large prompt). */
+  weight?: number;
+  /**
+   * What the failing request asked (a digest of its content): a request already counted since
+   * the breaker last closed counts no more, so one request sent again and again opens nothing.
+   */
+  fingerprint?: string;
+}
+
 /** `closed`: in use. `open`: taken out. `half-open`: out, but one request may probe it. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -25,17 +36,22 @@ export interface CircuitBreaker {
   succeeded(): void;
   /**
    * The deployment failed (unreachable, 5xx, 429, no first token in time). `retryAfterMs`, when
-   * it said how long to wait, keeps it out at least that long even below the threshold.
+   * it said how long to wait, keeps it out at least that long even below the threshold. `how`
+   * weighs the failure; a fingerprint already counted is taken as `released()`.
    */
-  failed(now: number, retryAfterMs?: number): void;
+  failed(now: number, retryAfterMs?: number, how?: FailureWeight): void;
   /** A request ended without saying anything of the deployment's health (the client left, a 4xx). */
   released(): void;
   /** When an open breaker lets a probe through. */
   reopensAt(): number;
 }
 
+/** Enough to tell apart the requests of several thresholds' worth of failures. */
+const rememberedFingerprints = 32;
+
 /**
- * A circuit breaker for one deployment: after `failureThreshold` failures in a row it opens
+ * A circuit breaker for one deployment: after `failureThreshold` failures in a row (of distinct
+ * requests, each weighed, see {@link FailureWeight}) it opens
  * (the pool sends nothing there) for a cooldown, then lets one real request through as a probe.
  * The probe's success closes it; its failure opens it again for twice as long (up to
  * `maxCooldownMs`). A failure that came with `retry-after` keeps it out at least that long.
@@ -49,6 +65,8 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Circu
   const baseCooldown = Math.max(0, options.cooldownMs ?? 5_000);
   const maxCooldown = Math.max(baseCooldown, options.maxCooldownMs ?? 60_000);
   let failures = 0;
+  /** The fingerprints counted since the breaker last closed (the newest few). */
+  const counted: string[] = [];
   /** Out until then (0: in). */
   let outUntil = 0;
   let cooldown = baseCooldown;
@@ -68,13 +86,23 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Circu
     },
     succeeded() {
       failures = 0;
+      counted.length = 0;
       tripped = false;
       probing = false;
       outUntil = 0;
       cooldown = baseCooldown;
     },
-    failed(now, retryAfterMs) {
-      failures++;
+    failed(now, retryAfterMs, how = {}) {
+      const fingerprint = how.fingerprint;
+      if (fingerprint !== undefined) {
+        if (counted.includes(fingerprint)) {
+          probing = false;
+          return;
+        }
+        counted.push(fingerprint);
+        if (counted.length > rememberedFingerprints) counted.shift();
+      }
+      failures += how.weight ?? 1;
       const wasProbe = probing;
       probing = false;
       if (wasProbe || (tripped && now >= outUntil)) {

@@ -4,7 +4,10 @@ import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
 import { createDeadline } from './create-deadline.js';
 import { createDeploymentPool, type DeploymentPool } from './deployment-pool.js';
+import { FailureVerdicts, requestFingerprint } from './failure-verdicts.js';
+import { readCappedText } from './read-capped-body.js';
 import { readUpstreamEvents } from './read-upstream-events.js';
+import { relayBudgetCharacters } from './relay-budget.js';
 import { retryDelayMs, sleep } from './retry-delay.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
 import {
@@ -19,7 +22,9 @@ import {
   type UsageReplacement,
 } from './upstream-engine-options.js';
 import { failureFromNetwork, failureFromStatus } from './upstream-failure.js';
+import { resolveUpstreamLimits } from './upstream-limits.js';
 import { toUpstreamRequestBody } from './upstream-request-body.js';
+import { UsualPromptSize } from './usual-prompt-size.js';
 import { fetchTransport, undiciTransport, type SendUpstream } from './upstream-transport.js';
 
 function parseJson(text: string): unknown {
@@ -56,6 +61,11 @@ function isDeploymentFault(failure: unknown, status: number | undefined): boolea
   return status >= 500 || status === 429 || status === 408;
 }
 
+/** Retried only while nothing reached our caller, on a deployment not tried yet, for a deployment's fault. */
+function isRetried(failure: unknown, status: number | undefined, yielded: boolean, attemptsLeft: boolean, client: AbortSignal): boolean {
+  return failure !== undefined && !yielded && attemptsLeft && !client.aborted && isDeploymentFault(failure, status);
+}
+
 /** How long the deployment asked us to stay away (`retry-after` of a 429 or 503), if it did. */
 function retryAfterOf(failure: unknown): number | undefined {
   if (!QuantumChatError.isInstance(failure)) return undefined;
@@ -89,6 +99,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   const reasoningMode = options.reasoning ?? 'auto';
   const passThrough = options.passThrough ?? 'none';
   const retry = options.retry ?? {};
+  const limits = resolveUpstreamLimits(options.limits);
   // undici's own header and body timeouts are off: ours know first token from idle, and say so.
   // One dispatcher for the engine's life: its pools (one per origin) keep connections alive between requests.
   let dispatcher = options.dispatcher;
@@ -103,6 +114,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   });
   const pool = createDeploymentPool(targets, options.circuitBreaker !== undefined ? { breaker: options.circuitBreaker } : {});
   const maxAttempts = Math.max(1, Math.min(retry.maxAttempts ?? 3, targets.length));
+  const usualPrompt = new UsualPromptSize();
   const reportUsageReplaced = (report: UsageReplacement) => {
     try {
       (options.onUsageReplaced ?? warnUsageReplaced)(report);
@@ -115,10 +127,20 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     context.signal.throwIfAborted();
     let tried = nothingTried;
     let lastFailure: unknown;
+    /** The request's deployment failures, judged once it ends (made at the first one). */
+    let verdicts: FailureVerdicts | undefined;
+    /** A deployment finished the answer. */
+    let answered = false;
+    let promptTokens: number | undefined;
+    const countPrompt = () => (promptTokens ??= countApproximatePromptTokens(request));
+    const settleFailures = () => verdicts?.settle(answered, () => requestFingerprint(JSON.stringify(toUpstreamRequestBody(request, '', passThrough))));
     for (let attempt = 1; ; attempt++) {
       const lease = pool.acquire(tried);
-      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the last attempt's failure as it came, which may be the caller's abort reason
-      if (lease === undefined) throw lastFailure ?? noDeploymentAvailable(pool, Date.now());
+      if (lease === undefined) {
+        settleFailures();
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the last attempt's failure as it came, which may be the caller's abort reason
+        throw lastFailure ?? noDeploymentAvailable(pool, Date.now());
+      }
       const target = lease.deployment;
       if (attempt < maxAttempts) tried = tried === nothingTried ? new Set([target]) : (tried as Set<Target>).add(target);
       const upstream = new AbortController();
@@ -130,8 +152,10 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       const mapper = createUpstreamChunkMapper({
         showReasoning: reasoningMode === 'keep' || (reasoningMode === 'auto' && request.reasoning),
         countTokens: countApproximateTokens,
-        countPromptTokens: () => countApproximatePromptTokens(request),
+        countPromptTokens: countPrompt,
         maxTokens: request.maxTokens,
+        relayBudget: relayBudgetCharacters(request.maxTokens),
+        maxToolArgumentsLength: limits.maxToolArgumentsLength,
         onUsageReplaced: (reasons, reported, used) => reportUsageReplaced({ requestId: context.requestId, model: target.model, reported: reportedCounts(reported), used, reasons }),
       });
       let responded = false;
@@ -154,16 +178,19 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       try {
         const response = await target.send({
           headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...headers } : headers,
-          body: JSON.stringify(toUpstreamRequestBody(request, target.model, passThrough === 'all')),
+          body: JSON.stringify(toUpstreamRequestBody(request, target.model, passThrough)),
           signal: upstream.signal,
         });
         responded = true;
         status = response.status;
-        if (!response.ok) throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(await response.text()))?.message);
+        if (!response.ok) {
+          const errorBody = await readCappedText(response.body(), limits.maxErrorBodyBytes, { truncate: true });
+          throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(errorBody))?.message);
+        }
         const contentType = response.headers.get('content-type') ?? '';
         if (contentType.includes('json')) {
           // A runtime that ignored `stream: true` answered with one whole completion.
-          for (const event of handleWhole(await response.text(), mapper)) {
+          for (const event of handleWhole(await readCappedText(response.body(), limits.maxResponseBytes), mapper)) {
             if (event.type === 'finish') finish = event;
             yielded = true;
             yield event;
@@ -183,7 +210,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
             if (mapper.started()) deadline.clear();
           },
           drainOnExit: () => done,
-        });
+        }, limits);
         batches: for await (const batch of events) {
           for (const event of batch) {
             const wasStarted = mapper.started();
@@ -200,9 +227,11 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
               yielded = true;
               yield mappedEvent;
             }
+            // Past max_tokens by our count (with a margin): the rest is not read, the answer ends with `length`.
+            if (mapper.cut()) break batches;
           }
         }
-        if (!done && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
+        if (!done && !mapper.cut() && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
         for (const event of mapper.end()) {
           if (event.type === 'finish') finish = event;
           yielded = true;
@@ -219,17 +248,29 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         if (!done) upstream.abort(new Error('The upstream request ended.'));
         // Also reached when our caller stops reading: a finished answer is a success, a left one says nothing.
         if (failure === undefined) {
-          if (finish !== undefined) lease.succeeded();
-          else lease.released();
-        } else if (!context.signal.aborted && isDeploymentFault(failure, status)) lease.failed(retryAfterOf(failure));
-        else lease.released();
+          if (finish !== undefined) {
+            answered = true;
+            usualPrompt.observe(countPrompt());
+            lease.succeeded();
+          } else lease.released();
+        } else if (!context.signal.aborted && isDeploymentFault(failure, status)) {
+          // A timeout on a prompt far above the usual size may be the prompt's: it counts less.
+          const weight = QuantumChatError.isInstance(failure) && failure.code === 'upstream_timeout' ? usualPrompt.timeoutWeight(countPrompt()) : 1;
+          (verdicts ??= new FailureVerdicts()).failed(lease, failure, status, retryAfterOf(failure), weight);
+        } else lease.released();
+        // The request ends here unless this failure is retried: its deployments' failures are judged now.
+        if (!isRetried(failure, status, yielded, attempt < maxAttempts, context.signal)) settleFailures();
       }
       if (failure === undefined) return;
-      // Retried only while nothing reached our caller, on a deployment not tried yet.
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- the failure as it came, which may be the caller's abort reason
-      if (yielded || attempt >= maxAttempts || context.signal.aborted || !isDeploymentFault(failure, status)) throw failure;
+      if (!isRetried(failure, status, yielded, attempt < maxAttempts, context.signal)) throw failure;
       lastFailure = failure;
-      await sleep(retryDelayMs(attempt + 1, retry, Math.random), context.signal);
+      try {
+        await sleep(retryDelayMs(attempt + 1, retry, Math.random), context.signal);
+      } catch (error) {
+        settleFailures();
+        throw error;
+      }
     }
   }
 

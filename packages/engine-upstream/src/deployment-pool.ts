@@ -1,4 +1,4 @@
-import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions, type CircuitState } from './circuit-breaker.js';
+import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions, type CircuitState, type FailureWeight } from './circuit-breaker.js';
 
 /** What the pool needs of a deployment. */
 export interface PooledDeployment {
@@ -20,8 +20,19 @@ export interface DeploymentLease<T> {
   /** The request got its answer from it (its breaker closes). */
   succeeded(): void;
   /** It failed (unreachable, 5xx, 429, no first token in time); `retryAfterMs` if it said so. */
-  failed(retryAfterMs?: number): void;
+  failed(retryAfterMs?: number, how?: FailureWeight): void;
   /** The request ended saying nothing of its health (the client left, a 4xx). */
+  released(): void;
+  /**
+   * The request is done with it, but whose fault its failure was is known only later (once
+   * the request's other attempts have ended): the verdict is given on what this returns.
+   */
+  withheld(): DeploymentVerdict;
+}
+
+/** The later verdict on a failure: the deployment's, or nothing said of it. */
+export interface DeploymentVerdict {
+  failed(retryAfterMs?: number, how?: FailureWeight): void;
   released(): void;
 }
 
@@ -85,11 +96,28 @@ export function createDeploymentPool<T extends PooledDeployment>(deployments: re
       slot.inFlight--;
       report();
     };
+    let judged = false;
+    const verdict: DeploymentVerdict = {
+      failed(retryAfterMs, how) {
+        if (judged) return;
+        judged = true;
+        slot.breaker?.failed(now(), retryAfterMs, how);
+      },
+      released() {
+        if (judged) return;
+        judged = true;
+        slot.breaker?.released();
+      },
+    };
     return {
       deployment: slot.deployment,
       succeeded: () => end(() => slot.breaker?.succeeded()),
-      failed: (retryAfterMs) => end(() => slot.breaker?.failed(now(), retryAfterMs)),
-      released: () => end(() => slot.breaker?.released()),
+      failed: (retryAfterMs, how) => end(() => verdict.failed(retryAfterMs, how)),
+      released: () => end(() => verdict.released()),
+      withheld() {
+        end(() => undefined);
+        return verdict;
+      },
     };
   }
 

@@ -6,6 +6,8 @@ export type { UpstreamDeployment, UpstreamEngineOptions, UpstreamReasoningMode, 
 export { defaultConnectTimeoutMs, defaultFirstTokenTimeoutMs, defaultIdleTimeoutMs } from './upstream-engine-options.js';
 
 export type { RetryOptions } from './retry-delay.js';
+export type { UpstreamLimits } from './upstream-limits.js';
+export { defaultUpstreamLimits } from './upstream-limits.js';
 export type { CircuitBreakerOptions } from './circuit-breaker.js';
 
 /** Building blocks, for other OpenAI-compatible consumers (clients, proxies). */

@@ -1,5 +1,12 @@
-import { createSseDecoder, type SseEvent } from '@quantum-chat/core';
+import { createSseDecoder, QuantumChatError, SseEventTooLongError, type SseEvent } from '@quantum-chat/core';
+import { bodyTooLarge } from './read-capped-body.js';
 import type { UpstreamBodyReader } from './upstream-transport.js';
+
+/** How much of the stream is read: see `UpstreamLimits`. */
+export interface StreamLimits {
+  maxResponseBytes: number;
+  maxEventLength: number;
+}
 
 /** Marks the phases of reading, so timers run only while we wait on the upstream. */
 export interface WaitHooks {
@@ -17,19 +24,36 @@ export interface WaitHooks {
 /** How long a body may take to end after `[DONE]` before its connection is dropped. */
 const drainGraceMs = 1000;
 
-/** Reads the body to its end in the background, or cancels it (closing the socket) after the grace. */
-function drain(reader: UpstreamBodyReader): void {
+/** Reads the body to its end in the background, or cancels it (closing the socket) after the grace or past `maxBytes`. */
+function drain(reader: UpstreamBodyReader, maxBytes: number): void {
   const timer = setTimeout(() => void reader.cancel().catch(() => undefined), drainGraceMs);
   timer.unref();
   void (async () => {
     try {
-      while (!(await reader.read()).done);
+      let left = maxBytes;
+      for (let result = await reader.read(); !result.done; result = await reader.read()) {
+        left -= result.value?.byteLength ?? 0;
+        if (left < 0) {
+          await reader.cancel();
+          break;
+        }
+      }
     } catch {
       // Cancelled or broken: either way the answer was already complete.
     } finally {
       clearTimeout(timer);
     }
   })();
+}
+
+/** Feeds the decoder; a line or event past the limit is the upstream's fault (502). */
+function feed(decoder: ReturnType<typeof createSseDecoder>, bytes: Uint8Array): void {
+  try {
+    decoder.feed(bytes);
+  } catch (error) {
+    if (error instanceof SseEventTooLongError) throw new QuantumChatError('upstream_error', `The model server sent ${error.kind === 'line' ? 'a line' : 'an event'} longer than ${error.limit} characters.`);
+    throw error;
+  }
 }
 
 /**
@@ -39,11 +63,14 @@ function drain(reader: UpstreamBodyReader): void {
  * decoded: reads that bring only comments (`: keep-alive`) or part of an event do not end it,
  * and the time our consumer takes between batches is not part of it. An incomplete trailing
  * event at EOF is dropped (WHATWG), which the caller sees as a stream that ended without
- * finishing.
+ * finishing. More than `limits.maxResponseBytes` decoded bytes, or an event or line longer than
+ * `limits.maxEventLength`, is an upstream fault (502); the body is then let go of.
  */
-export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: WaitHooks): AsyncGenerator<SseEvent[]> {
+export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: WaitHooks, limits: StreamLimits): AsyncGenerator<SseEvent[]> {
   let pending: SseEvent[] = [];
-  const decoder = createSseDecoder({ onEvent: (event) => pending.push(event) });
+  const decoder = createSseDecoder({ onEvent: (event) => pending.push(event) }, { maxEventLength: limits.maxEventLength });
+  /** Decoded bytes still allowed (counted after decompression: see `UpstreamLimits.maxResponseBytes`). */
+  let bytesLeft = limits.maxResponseBytes;
   let waiting = false;
   try {
     for (;;) {
@@ -61,11 +88,15 @@ export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: Wai
         decoder.end();
         return;
       }
-      if (result.value !== undefined) decoder.feed(result.value);
+      if (result.value !== undefined) {
+        bytesLeft -= result.value.byteLength;
+        if (bytesLeft < 0) throw bodyTooLarge(limits.maxResponseBytes);
+        feed(decoder, result.value);
+      }
     }
   } finally {
     // An error or our consumer leaving must let go of the body now; undici then closes the socket.
-    if (hooks.drainOnExit()) drain(reader);
+    if (hooks.drainOnExit()) drain(reader, Math.max(0, bytesLeft));
     else reader.cancel().catch(() => undefined);
   }
 }

@@ -2,6 +2,7 @@ import { QuantumChatError, type ChatEngineEvent, type EngineUsage, type SseEvent
 import { createDialectReader, type DialectSink, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
 import { checkUpstreamUsage } from './check-upstream-usage.js';
 import { failureFromStatus } from './upstream-failure.js';
+import { withReportedDetails } from './upstream-usage-details.js';
 
 type FinishEvent = Extract<ChatEngineEvent, { type: 'finish' }>;
 type ContentEvent = Extract<ChatEngineEvent, { type: 'content' }>;
@@ -14,6 +15,13 @@ export interface UpstreamChunkMapperOptions {
   countPromptTokens(): number;
   /** The request's `max_tokens`: no answer counts more (decisions §6). */
   maxTokens: number;
+  /**
+   * Characters of reasoning, content and tool calls relayed before the answer is cut with
+   * finish reason `length` (see `relayBudgetCharacters`); unlimited by default.
+   */
+  relayBudget?: number;
+  /** The longest arguments of one tool call (the dialect reader's limit); longer is an upstream fault. Unlimited by default. */
+  maxToolArgumentsLength?: number;
   /** Told when the upstream's usage was not taken as reported, with why (figures only, never text). */
   onUsageReplaced?: (reasons: string[], reported: WireUsage | undefined, used: EngineUsage) => void;
 }
@@ -32,6 +40,20 @@ export interface UpstreamChunkMapper {
   started(): boolean;
   /** The upstream sent a `finish_reason`. */
   finished(): boolean;
+  /** The relay budget is spent: relay nothing more, end the answer with `length`. */
+  cut(): boolean;
+}
+
+/** What a tool call costs of the relay budget beside its name and arguments (its markers upstream). */
+const toolCallCharacters = 32;
+/** What one token's log probabilities cost of it: one token of our own count. */
+const logprobCharacters = 4;
+
+/** `text` cut to `length` units, never between the two halves of a surrogate pair. */
+function clipText(text: string, length: number): string {
+  if (length <= 0) return '';
+  const code = text.charCodeAt(length - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }
 
 /** Only this much of an upstream's message goes into ours. */
@@ -53,7 +75,8 @@ function toFinishReason(upstream: string | undefined, toolCalls: number): Finish
  * Maps one upstream stream with the core's dialect reader (every dialect, leading `<think>`
  * blocks included) to engine events: reasoning, content, tool calls whose first event carries
  * the name (arguments that come first are held until then), then `finish` with the upstream's
- * usage once checked against our own count (decisions §6), or our count where it reported none.
+ * usage once checked against our own count (decisions §6), or our count where it reported none,
+ * with the details and `system_fingerprint` it reported in OpenAI's fields (decisions §3).
  *
  * @example
  * const mapper = createUpstreamChunkMapper({ showReasoning: true, countTokens, countPromptTokens: () => 0, maxTokens: 4096 });
@@ -71,13 +94,47 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
   let heldLogprobs: TokenLogprob[] | undefined;
   /** The content event of the chunk being read, which its logprobs join. */
   let chunkContent: ContentEvent | undefined;
+  /** What may still be relayed (characters), and whether the budget ran out. */
+  let budget = options.relayBudget ?? Number.POSITIVE_INFINITY;
+  let isCut = false;
+  /** The tool calls already charged their markers. */
+  const charged = new Set<number>();
+
+  /** Charges `characters` of the budget: false, and the answer cut, when they do not fit. */
+  function spend(characters: number): boolean {
+    if (isCut) return false;
+    if (characters <= budget) {
+      budget -= characters;
+      return true;
+    }
+    budget = 0;
+    isCut = true;
+    return false;
+  }
+
+  /** `text`, or as much of it as the budget allows (cutting the answer once it is spent). */
+  function withinBudget(text: string): string {
+    if (isCut) return '';
+    if (text.length <= budget) {
+      budget -= text.length;
+      return text;
+    }
+    const clipped = clipText(text, budget);
+    budget = 0;
+    isCut = true;
+    return clipped;
+  }
 
   const sink: DialectSink = {
-    reasoning(text) {
+    reasoning(whole) {
+      const text = withinBudget(whole);
+      if (text === '') return;
       reasoningText += text;
       if (options.showReasoning) events.push({ type: 'reasoning', text });
     },
-    content(text) {
+    content(whole) {
+      const text = withinBudget(whole);
+      if (text === '') return;
       otherText += text;
       const event: ContentEvent = { type: 'content', text };
       if (heldLogprobs !== undefined) {
@@ -87,21 +144,35 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
       chunkContent = event;
       events.push(event);
     },
-    logprobs(entries) {
+    logprobs(all) {
+      // Each entry is one token of the upstream's: charged as one of ours.
+      const affordable = Math.min(all.length, Math.floor(budget / logprobCharacters));
+      const entries = affordable === all.length ? all : all.slice(0, affordable);
+      spend(all.length * logprobCharacters);
+      if (entries.length === 0) return;
       const target = chunkContent;
       if (target === undefined) heldLogprobs = heldLogprobs === undefined ? entries : [...heldLogprobs, ...entries];
       else target.logprobs = target.logprobs === undefined ? entries : [...target.logprobs, ...entries];
     },
-    toolCall(call, argumentsDelta) {
+    toolCall(call, wholeDelta) {
+      if (isCut) return;
+      if (!charged.has(call.index)) {
+        charged.add(call.index);
+        if (!spend(toolCallCharacters)) return;
+      }
       if (announced.has(call.index)) {
+        const argumentsDelta = withinBudget(wholeDelta);
         if (argumentsDelta !== '') {
           otherText += argumentsDelta;
           events.push({ type: 'tool-call', index: call.index, argumentsDelta });
         }
       } else if (call.name !== undefined) {
+        const name = withinBudget(call.name);
+        if (isCut) return;
+        const argumentsSoFar = withinBudget(call.arguments);
         announced.add(call.index);
-        otherText += call.name + call.arguments;
-        events.push({ type: 'tool-call', index: call.index, name: call.name, argumentsDelta: call.arguments });
+        otherText += name + argumentsSoFar;
+        events.push({ type: 'tool-call', index: call.index, name, argumentsDelta: argumentsSoFar });
       }
     },
     usage(reported) {
@@ -118,7 +189,7 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
       throw new QuantumChatError('upstream_error', `The model server sent ${problem}.`);
     },
   };
-  const reader = createDialectReader(sink, { thinkTags: true });
+  const reader = createDialectReader(sink, { thinkTags: true, ...(options.maxToolArgumentsLength !== undefined ? { maxToolArgumentsLength: options.maxToolArgumentsLength } : {}) });
 
   function take(): ChatEngineEvent[] {
     const taken = events;
@@ -130,7 +201,7 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
   function finalUsage(): EngineUsage {
     const reasoningTokens = options.countTokens(reasoningText);
     const own = { promptTokens: options.countPromptTokens(), completionTokens: reasoningTokens + options.countTokens(otherText), reasoningTokens };
-    const checked = checkUpstreamUsage(usage, own, { maxTokens: options.maxTokens, toolCalls: reader.toolCalls.count() });
+    const checked = checkUpstreamUsage(usage, own, { maxTokens: options.maxTokens, toolCalls: announced.size });
     if (checked.reasons.length > 0) options.onUsageReplaced?.(checked.reasons, usage, checked.usage);
     return checked.usage;
   }
@@ -148,18 +219,26 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
     },
     end() {
       reader.end();
-      // Calls whose name never came are announced with an empty one.
-      for (const call of reader.toolCalls.calls()) {
+      // Calls whose name never came are announced with an empty one (not once the answer was cut: they may be past the cut).
+      for (const call of isCut ? [] : reader.toolCalls.calls()) {
         if (announced.has(call.index)) continue;
+        const argumentsSoFar = withinBudget(call.arguments);
+        if (isCut && argumentsSoFar === '') break;
         announced.add(call.index);
-        otherText += call.arguments;
-        events.push({ type: 'tool-call', index: call.index, name: '', argumentsDelta: call.arguments });
+        otherText += argumentsSoFar;
+        events.push({ type: 'tool-call', index: call.index, name: '', argumentsDelta: argumentsSoFar });
       }
-      events.push({ type: 'finish', reason: toFinishReason(finishReason, reader.toolCalls.count()), usage: finalUsage() });
+      const reason = isCut ? 'length' : toFinishReason(finishReason, announced.size);
+      const finish: FinishEvent = { type: 'finish', reason, usage: withReportedDetails(finalUsage(), usage) };
+      // What the upstream reported in OpenAI's fields is passed on (decisions §3).
+      const fingerprint = reader.systemFingerprint();
+      if (fingerprint !== undefined) finish.systemFingerprint = fingerprint;
+      events.push(finish);
       return take();
     },
     done: reader.done,
     started: reader.started,
     finished: () => finishReason !== undefined,
+    cut: () => isCut,
   };
 }

@@ -1,7 +1,8 @@
-import type { EngineUsage } from '@quantum-chat/core';
+import type { EngineUsage, PassThroughPolicy } from '@quantum-chat/core';
 import type { Dispatcher } from 'undici';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { RetryOptions } from './retry-delay.js';
+import type { UpstreamLimits } from './upstream-limits.js';
 
 /** How reasoning is treated: see {@link UpstreamEngineOptions.reasoning}. */
 export type UpstreamReasoningMode = 'auto' | 'keep' | 'drop';
@@ -51,17 +52,26 @@ export interface UpstreamEngineOptions {
   /** Longest silence between two upstream events once tokens flow; 30000 ms by default. */
   idleTimeoutMs?: number;
   /**
+   * How much of an answer is read (see {@link UpstreamLimits}): decoded bytes, an error body,
+   * one event, one tool call's arguments. Whatever the limits, an answer is cut with finish
+   * reason `length` once our own count passes its `max_tokens` by a margin (decisions §8).
+   */
+  limits?: UpstreamLimits;
+  /**
    * `auto` (the default) yields reasoning only when the model shows reasoning (`request.reasoning`,
    * true for `quantum-reasoner`); `keep` always yields it; `drop` never does. Dropped reasoning
    * still counts as completion tokens, and never leaks into the content.
    */
   reasoning?: UpstreamReasoningMode;
   /**
-   * `'all'`: top-level request fields our schema does not know (vendor extras such as `top_k`
-   * or `chat_template_kwargs`) are forwarded to the runtime, and so not reported as ignored.
-   * `'none'` (the default): they are left out and named in `x-quantum-ignored-params`.
+   * Which top-level request fields our schema does not know (vendor extras such as `top_k` or
+   * `chat_template_kwargs`) are forwarded to the runtime, and so not reported as ignored: the
+   * names listed (`['top_k', 'min_p', 'chat_template_kwargs']`), or `'all'` but the fields
+   * that change what you pay or what the upstream keeps (`passThroughDeniedFields`: `store`,
+   * `service_tier`, `best_of`, `ignore_eos`, ...). `'none'` (the default): none. The fields
+   * left out are named in `x-quantum-ignored-params`.
    */
-  passThrough?: 'all' | 'none';
+  passThrough?: PassThroughPolicy;
   /** A fetch of your own (tests, proxies). With it, `connectTimeoutMs` applies only if you also pass a `dispatcher`. */
   fetch?: typeof globalThis.fetch;
   /** An undici dispatcher for the default fetch (a proxy agent, TLS settings, ...). */

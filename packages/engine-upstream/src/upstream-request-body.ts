@@ -1,4 +1,4 @@
-import type { ChatEngineRequest, EngineMessage, ToolDefinition } from '@quantum-chat/core';
+import { selectPassedThrough, type ChatEngineRequest, type EngineMessage, type PassThroughPolicy, type ToolDefinition } from '@quantum-chat/core';
 
 /** The OpenAI-style message the upstream receives. */
 type UpstreamMessage =
@@ -55,14 +55,15 @@ function outputControls(request: ChatEngineRequest, body: Record<string, unknown
  * The JSON body sent upstream: every field of the request the runtime can honour. It always
  * streams, with usage, so that first-token and idle timeouts and aborts work the same for our
  * streaming and non-streaming clients. Tool fields are sent only with tools: OpenAI answers 400
- * to `tool_choice` without `tools`. With `passThrough`, the client's unknown top-level fields
- * (`top_k`, `chat_template_kwargs`, ...) go first, so none can replace a field set here.
+ * to `tool_choice` without `tools`. The client's unknown top-level fields (`top_k`,
+ * `chat_template_kwargs`, ...) that `passThrough` forwards go first, so none can replace a field
+ * set here; the policy is applied here too, whoever filled `extraFields`.
  *
  * @example
  * toUpstreamRequestBody(request, 'llama3.2'); // { model: 'llama3.2', messages: [...], stream: true, ... }
  */
-export function toUpstreamRequestBody(request: ChatEngineRequest, model: string, passThrough = false): Record<string, unknown> {
-  const body: Record<string, unknown> = passThrough && request.extraFields !== undefined ? { ...request.extraFields } : {};
+export function toUpstreamRequestBody(request: ChatEngineRequest, model: string, passThrough: PassThroughPolicy = 'none'): Record<string, unknown> {
+  const body: Record<string, unknown> = selectPassedThrough(passThrough, request.extraFields) ?? {};
   body.model = model;
   body.messages = request.messages.map(toUpstreamMessage);
   body.stream = true;

@@ -1,5 +1,4 @@
 import { pipeline, type Readable } from 'node:stream';
-import { text as readText } from 'node:stream/consumers';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 
@@ -18,9 +17,8 @@ export interface UpstreamResponse {
   ok: boolean;
   status: number;
   headers: { get(name: string): string | null };
-  /** A reader of the body (take either this or `text()`, once). */
+  /** A reader of the (decoded) body; taken once. */
   body(): UpstreamBodyReader | null;
-  text(): Promise<string>;
 }
 
 export interface UpstreamRequestInit {
@@ -43,7 +41,6 @@ export function fetchTransport(url: string, fetchUpstream: FetchFunction, dispat
       status: response.status,
       headers: response.headers,
       body: () => response.body?.getReader() ?? null,
-      text: () => response.text(),
     };
   };
 }
@@ -107,13 +104,11 @@ export function undiciTransport(url: string, dispatcher: Dispatcher): SendUpstre
       response = await undiciRequest(target, { method: 'POST', headers: sent, body, signal, dispatcher });
     }
     const responseHeaders = headerReader(response.headers);
-    const stream = () => decoded(response.body, responseHeaders.get('content-encoding') ?? undefined);
     return {
       ok: response.statusCode >= 200 && response.statusCode < 300,
       status: response.statusCode,
       headers: responseHeaders,
-      body: () => nodeBodyReader(stream()),
-      text: () => readText(stream()),
+      body: () => nodeBodyReader(decoded(response.body, responseHeaders.get('content-encoding') ?? undefined)),
     };
   };
 }

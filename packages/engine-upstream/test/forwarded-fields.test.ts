@@ -81,6 +81,16 @@ describe('the upstream request body', () => {
     expect(body).toMatchObject({ top_k: 40, chat_template_kwargs: { enable_thinking: false }, model: 'llama3.2', stream: true });
   });
 
+  it('should forward only the extras it lists, and under "all" none of the fields that change what the operator pays', async () => {
+    const extraFields = { top_k: 40, min_p: 0.05, repetition_penalty: 1.1, service_tier: 'priority', store: true, best_of: 20, ignore_eos: true, min_tokens: 4000, functions: [] };
+    const listed = await sentBody({ ...request, extraFields }, { passThrough: ['top_k', 'min_p', 'store'] });
+    expect(listed.body).toMatchObject({ top_k: 40, min_p: 0.05, store: true });
+    for (const field of ['repetition_penalty', 'service_tier', 'best_of', 'ignore_eos', 'min_tokens', 'functions']) expect(listed.body).not.toHaveProperty(field);
+    const all = await sentBody({ ...request, extraFields }, { passThrough: 'all' });
+    expect(all.body).toMatchObject({ top_k: 40, min_p: 0.05, repetition_penalty: 1.1 });
+    for (const field of ['service_tier', 'store', 'best_of', 'ignore_eos', 'min_tokens', 'functions']) expect(all.body).not.toHaveProperty(field);
+  });
+
   it('should not forward extras when it is not configured to pass them through', async () => {
     const { body } = await sentBody({ ...request, extraFields: { top_k: 40 } });
     expect(body).not.toHaveProperty('top_k');

@@ -45,9 +45,10 @@ describe('dialects relayed through Fastify', () => {
         `event: thought_trace\ndata: {"delta":".",${head},"choices":[{"index":0,"delta":{"reasoning_content":"."},"finish_reason":null}]}\n\n`,
         `event: message\ndata: {${head},"choices":[{"index":0,"delta":{"content":"Done"},"finish_reason":null}]}\n\n`,
         `event: message\ndata: {${head},"choices":[{"index":0,"delta":{"content":"."},"finish_reason":null}]}\n\n`,
-        // With include_usage, only the choices: [] chunk carries usage (decisions §4.3).
-        `event: message\ndata: {${head},"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`,
-        `event: message\ndata: {${head},"choices":[],"usage":${usage}}\n\n`,
+        // With include_usage, only the choices: [] chunk carries usage (decisions §4.3). The
+        // upstream's fingerprint is passed on from the finish chunk (decisions §3).
+        `event: message\ndata: {${head},"system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`,
+        `event: message\ndata: {${head},"system_fingerprint":"fp_ollama","choices":[],"usage":${usage}}\n\n`,
         'data: [DONE]\n\n',
       ].join(''),
     );
@@ -75,12 +76,14 @@ describe('dialects relayed through Fastify', () => {
                 { id: `call_${pad(1)}`, type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris, France"}' } },
                 { id: `call_${pad(2)}`, type: 'function', function: { name: 'get_time', arguments: '{"zone":"Europe/Paris"}' } },
               ],
+              refusal: null,
             },
             finish_reason: 'tool_calls',
             logprobs: null,
           },
         ],
         usage: { prompt_tokens: 80, completion_tokens: 31, total_tokens: 111, completion_tokens_details: { reasoning_tokens: 0 } },
+        system_fingerprint: 'fp_eb9dce56a8',
       }),
     );
   });

@@ -53,6 +53,7 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
       createNodeChatRequest(reply.raw, {
         method: request.method,
         path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
+        query: request.url.split('?')[1],
         basePath: prefix,
         headers: request.headers,
         body,

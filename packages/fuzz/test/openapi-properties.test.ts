@@ -12,7 +12,7 @@
  * OPENAPI_RUNS (default 100) sets the number of cases of each property; FUZZ_SEED replays a
  * run (its seed is printed).
  */
-import { createOpenApiProperties, crossFieldRuleOf, followChatCrossFieldRules } from '@quantum-chat/conformance';
+import { createOpenApiProperties, crossFieldRuleOf, followChatCrossFieldRules, streamRouteRefusalOf } from '@quantum-chat/conformance';
 import { generateApiKey, staticApiKeys } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,8 @@ beforeAll(async () => {
     mounts: ['/v1', '/compat/v1'],
     authorization: () => `Bearer ${key}`,
     mend: (operation, parts) => (operation.found.template === chatCompletions ? { ...parts, body: followChatCrossFieldRules(parts.body as Record<string, unknown>) } : parts),
-    explainRefusal: (operation, status, error) => (operation.found.template === chatCompletions && status === 400 && error !== undefined ? crossFieldRuleOf(error) : undefined),
+    explainRefusal: (operation, status, error) =>
+      streamRouteRefusalOf(operation.found.template, status, error) ?? (operation.found.template === chatCompletions && status === 400 && error !== undefined ? crossFieldRuleOf(error) : undefined),
     // Chat completions hold the schemas worth generating from.
     weight: (operation) => (operation.found.template === chatCompletions ? 6 : 1),
   });

@@ -1,6 +1,7 @@
 // The ready server (apps/server's createQuantumServer: auth, limits, daily quota, usage ledger,
 // logs) as a bench child, and the bare Fastify route it is compared with.
-// argv: <ready|bare> <fixed|reference> [sqlite|postgres]. PostgreSQL's URL comes in DATABASE_URL.
+// argv: <ready|bare> <fixed|reference> [sqlite|postgres] [durable|buffered]. PostgreSQL's URL comes in DATABASE_URL.
+// The last one is how usage rows are written (store.usageWrites; durable by default).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import Fastify from 'fastify';
 import { serveParent } from '../lib/child.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders } from '../lib/fixtures.mjs';
 
-const [side, engineName, storeName = 'sqlite'] = process.argv.slice(2);
+const [side, engineName, storeName = 'sqlite', usageWrites = 'durable'] = process.argv.slice(2);
 const engine = engineName === 'reference' ? createReferenceEngine() : createFixedEngine();
 let app;
 let cleanup = async () => undefined;
@@ -20,7 +21,7 @@ let key;
 
 if (side === 'ready') {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-bench-ready-'));
-  const config = resolveConfig({ dataDir: join(directory, 'data'), ...(storeName === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : {}) }, {});
+  const config = resolveConfig({ dataDir: join(directory, 'data'), store: { usageWrites }, ...(storeName === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : {}) }, {});
   // The organisation's limits are far off, but every one is counted: the daily one in the store.
   // Logs at info through the server's own destination, to stdout, as in production: the bench
   // starts this process with stdout on /dev/null.

@@ -70,6 +70,7 @@ export function usageRowToWire(row: DailyUsageRow): UsageRow {
     model: row.model,
     requests: row.requests,
     prompt_tokens: row.promptTokens,
+    cached_prompt_tokens: row.cachedPromptTokens,
     completion_tokens: row.completionTokens,
     total_tokens: row.promptTokens + row.completionTokens,
     errors: row.errors,

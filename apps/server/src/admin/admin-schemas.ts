@@ -161,6 +161,7 @@ export const usageRowSchema = z.object({
   model: z.string(),
   requests: z.int(),
   prompt_tokens: z.int(),
+  cached_prompt_tokens: z.int().describe('Of `prompt_tokens`, those the models read from their prompt caches, as they reported (OpenAI\'s `cached_tokens`); 0 when none did.'),
   completion_tokens: z.int(),
   total_tokens: z.int(),
   errors: z.int().describe('Requests answered with a status of 400 or more after they were admitted.'),

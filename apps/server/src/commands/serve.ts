@@ -1,14 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { builtinModels } from '@quantum-chat/core';
 import type { FastifyInstance } from 'fastify';
 import type { ServerConfig } from '../config-schema.js';
 import { defaultConfigFileName, loadConfig } from '../config.js';
 import { createQuantumServer } from '../create-server.js';
-import { baseUrlOf, cliName, listeningBanner, noUsableKeyMessage, portInUseMessage, starterKeyMessage } from '../start-messages.js';
+import { baseUrlOf, cliName, listeningBanner, localModelBanner, noUsableKeyMessage, portInUseMessage, starterKeyMessage } from '../start-messages.js';
 import type { Command, CommandContext } from './command.js';
 
-const usage = `Usage: quantum-chat serve [--config <file>] [--host <host>] [--port <port>]
+const usage = `Usage: quantum-chat serve [--config <file>] [--host <host>] [--port <port>] [--model <file.gguf>]
 
 Starts the server: the playground at /, the API reference at /docs, the API at /v1 and
 /compat/v1 (OpenAI stream format), GET /healthz. On the first start (an empty store) it makes
@@ -19,9 +20,13 @@ Options:
   --config <file>  Config file (else QUANTUM_CHAT_CONFIG, else ./quantum-chat.config.json if present)
   --host <host>    Address to listen on (overrides HOST and the config; default 127.0.0.1)
   --port <port>    Port to listen on (overrides PORT and the config; default 8080; 0 picks a free one)
+  --model <gguf>   Serve the four models from this GGUF file in-process, on llama.cpp (needs
+                   node-llama-cpp installed); hf:<user>/<repo>/<file>.gguf downloads it once
+                   into the data directory. Live keys use it; test keys keep the reference engine.
   -h, --help       Show this help
 
-Environment: HOST, PORT, LOG_LEVEL, QUANTUM_CHAT_CONFIG, REDIS_URL (shares rate limits between instances).
+Environment: HOST, PORT, LOG_LEVEL, QUANTUM_CHAT_CONFIG, QUANTUM_CHAT_MODEL (as --model),
+REDIS_URL (shares rate limits between instances).
 `;
 
 
@@ -82,12 +87,15 @@ export const serveCommand: Command = {
         config: { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
+        model: { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
     });
     const env = { ...context.env, ...(values.host !== undefined ? { HOST: values.host } : {}), ...(values.port !== undefined ? { PORT: values.port } : {}) };
     const { config, source } = loadConfig({ configPath: values.config, env, cwd: context.cwd });
+    const model = values.model ?? (context.env.QUANTUM_CHAT_MODEL || undefined);
+    if (model !== undefined) serveModelFile(config, model);
     const signals = watchStopSignals();
     try {
       return await serve(config, source, context, signals);
@@ -97,8 +105,41 @@ export const serveCommand: Command = {
   },
 };
 
+/** `--model`: the four models answered by the file (each keeps its own reasoning flag and plans). */
+function serveModelFile(config: ServerConfig, file: string): void {
+  const models = { ...config.models };
+  for (const { id } of builtinModels) {
+    const configured = models[id];
+    // Settings the config gives a local model of that id (context size, GPU layers) stay.
+    models[id] = configured?.engine === 'llama' ? { ...configured, file } : { engine: 'llama', file };
+  }
+  config.models = models;
+}
+
+/**
+ * Waits for the local models to load, saying what each is (file, size, CPU or GPU) once it
+ * is; a model that cannot load is said in one sentence and the server stops (exit 1).
+ */
+async function awaitLocalModels(app: FastifyInstance, context: CommandContext): Promise<boolean> {
+  for (const local of app.localModels) {
+    context.stdout.write(`Loading ${local.file} for ${local.ids.join(', ')}; /readyz answers 503 until it is loaded.\n`);
+  }
+  const results = await Promise.all(
+    app.localModels.map(async (local) => {
+      try {
+        context.stdout.write(localModelBanner(await local.engine.ready, local.ids));
+        return true;
+      } catch (error) {
+        context.stderr.write(`quantum-chat serve: ${(error as Error).message}\n`);
+        return false;
+      }
+    }),
+  );
+  return results.every(Boolean);
+}
+
 async function serve(config: ServerConfig, source: string | undefined, context: CommandContext, signals: ReturnType<typeof watchStopSignals>): Promise<number> {
-  const app = await createQuantumServer(config, { env: context.env, cwd: context.cwd });
+  const app = await createQuantumServer(config, { env: context.env, cwd: context.cwd, progress: (text) => context.stderr.write(text) });
   app.log.info({ config: source ?? 'embedded defaults' }, 'config loaded');
   // Stopped while it was being built: nothing listens yet, nothing to drain.
   if (signals.received) {
@@ -121,6 +162,10 @@ async function serve(config: ServerConfig, source: string | undefined, context: 
   const storeOption = source === undefined ? '' : ` --config ${/\s/.test(source) ? JSON.stringify(source) : source}`;
   for (const organisation of keys.organisationsWithoutUsableKey) context.stderr.write(noUsableKeyMessage(organisation, cli, storeOption));
   context.stdout.write(listeningBanner(baseUrlOf(app.server.address() as AddressInfo), { starterKeyShown: keys.createdKey !== undefined }));
+  if (!(await awaitLocalModels(app, context))) {
+    await app.shutdownGracefully();
+    return 1;
+  }
   await signals.until(
     () => app.shutdownGracefully(),
     (signal) => app.log.info({ signal }, 'signal received'),

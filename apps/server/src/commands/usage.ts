@@ -8,8 +8,8 @@ import { formatTable } from './format-table.js';
 
 const usage = `Usage: quantum-chat usage --org <name> [--since <iso date>] [--by-day [--until <date>]] [--json]
 
-Totals of an organisation's chat requests per key and model: requests, prompt and completion
-tokens, errors (answered with a status of 400 or more) and interrupted requests (a client
+Totals of an organisation's chat requests per key and model: requests, prompt tokens (and of
+them those read from a model's prompt cache), completion tokens, errors (answered with a status of 400 or more) and interrupted requests (a client
 disconnect or a failure mid-stream). Requests refused before the engine ran (401, 403, 429)
 are not counted. With --by-day, one row per UTC day, key and model (the admin API's
 GET /admin/v1/usage): 30 days up to today unless --since and --until say otherwise.
@@ -24,8 +24,8 @@ ${storeOptionsUsage}
 `;
 
 function totalOf(rows: readonly UsageSummaryRow[]): string[] {
-  const sum = (field: 'requests' | 'promptTokens' | 'completionTokens' | 'errors' | 'interrupted') => String(rows.reduce((total, row) => total + row[field], 0));
-  return ['total', '', '', sum('requests'), sum('promptTokens'), sum('completionTokens'), sum('errors'), sum('interrupted')];
+  const sum = (field: 'requests' | 'promptTokens' | 'cachedPromptTokens' | 'completionTokens' | 'errors' | 'interrupted') => String(rows.reduce((total, row) => total + row[field], 0));
+  return ['total', '', '', sum('requests'), sum('promptTokens'), sum('cachedPromptTokens'), sum('completionTokens'), sum('errors'), sum('interrupted')];
 }
 
 /** `quantum-chat usage --org <name> [--since <iso>] [--by-day]`. */
@@ -60,9 +60,9 @@ export const usageCommand: Command = {
           context.stdout.write(`No requests for '${organisation}' from ${report.since} to ${report.until}.\n`);
           return 0;
         }
-        const rows = report.data.map((row) => [row.day, row.key_id, `${row.key_display} (${row.kind})`, row.model, String(row.requests), String(row.prompt_tokens), String(row.completion_tokens), String(row.total_tokens)]);
+        const rows = report.data.map((row) => [row.day, row.key_id, `${row.key_display} (${row.kind})`, row.model, String(row.requests), String(row.prompt_tokens), String(row.cached_prompt_tokens), String(row.completion_tokens), String(row.total_tokens)]);
         context.stdout.write(`Usage of '${organisation}' per day, ${report.since} to ${report.until}:\n`);
-        context.stdout.write(formatTable([['DAY', 'KEY ID', 'KEY', 'MODEL', 'REQUESTS', 'PROMPT', 'COMPLETION', 'TOTAL'], ...rows]));
+        context.stdout.write(formatTable([['DAY', 'KEY ID', 'KEY', 'MODEL', 'REQUESTS', 'PROMPT', 'CACHED', 'COMPLETION', 'TOTAL'], ...rows]));
         return 0;
       }
       const rows = await admin.usageTotals(organisation, since);
@@ -81,12 +81,13 @@ export const usageCommand: Command = {
         row.model,
         String(row.requests),
         String(row.promptTokens),
+        String(row.cachedPromptTokens),
         String(row.completionTokens),
         String(row.errors),
         String(row.interrupted),
       ]);
       context.stdout.write(`Usage of '${organisation}'${from}:\n`);
-      context.stdout.write(formatTable([['KEY ID', 'KEY', 'MODEL', 'REQUESTS', 'PROMPT', 'COMPLETION', 'ERRORS', 'INTERRUPTED'], ...table, totalOf(rows)]));
+      context.stdout.write(formatTable([['KEY ID', 'KEY', 'MODEL', 'REQUESTS', 'PROMPT', 'CACHED', 'COMPLETION', 'ERRORS', 'INTERRUPTED'], ...table, totalOf(rows)]));
       return 0;
     });
   },

@@ -30,7 +30,25 @@ export interface ChatCompletionStream extends AsyncIterable<ChatStreamEvent> {
   readonly headers: Record<string, string> | undefined;
   /** The server's `x-request-id`, once the headers have arrived. */
   readonly requestId: string | undefined;
+  /** A resumable stream's id (`x-quantum-stream-id`), once the headers have arrived: keep it to `resume` or `cancel` later. */
+  readonly streamId: string | undefined;
 }
+
+/**
+ * How a resumable stream is re-opened after its connection dropped: `open` sends
+ * `GET …/chat/completions/{id}/stream` with `Last-Event-ID`. @internal
+ */
+export interface StreamResumer {
+  open(streamId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<ApiResponse>;
+  /** Attempts per drop (each after a backoff); 0: never resume. */
+  maxAttempts: number;
+  sleep(milliseconds: number, signal?: AbortSignal): Promise<void>;
+  /** Reporting only: the caller's `onResume`. */
+  onResume?: ((event: { state: 'reconnecting' | 'resumed'; streamId: string; attempt: number }) => void) | undefined;
+}
+
+/** Backoff before resume attempt `attempt` (0-based): 250 ms, 500 ms, 1 s, ... at most 4 s. */
+const resumeDelayMs = (attempt: number) => Math.min(4000, 250 * 2 ** attempt);
 
 type State = 'idle' | 'running' | 'completed' | 'failed' | 'aborted';
 
@@ -52,7 +70,7 @@ const finished = (): Step => ({ value: undefined, done: true });
  *
  * @internal
  */
-export function createChatCompletionStream(open: (signal: AbortSignal) => Promise<ApiResponse>, callerSignal?: AbortSignal): ChatCompletionStream {
+export function createChatCompletionStream(open: (signal: AbortSignal) => Promise<ApiResponse>, callerSignal?: AbortSignal, resumer?: StreamResumer, resumedAfter?: string): ChatCompletionStream {
   const controller = new AbortController();
   const onCallerAbort = () => controller.abort(callerSignal?.reason);
   if (callerSignal?.aborted) onCallerAbort();
@@ -79,9 +97,12 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
   let position = 0;
   /** What the last read's events threw: thrown once the events before it are handed out. */
   let pendingError: { error: unknown } | undefined;
+  /** The id of the last whole frame decoded: where a resume starts. */
+  let lastEventId: string | undefined = resumedAfter;
 
   function onSseEvent(event: SseEvent): void {
     if (pendingError !== undefined) return;
+    if (event.id !== undefined) lastEventId = event.id;
     try {
       chunkReader!.read(event, batch);
     } catch (error) {
@@ -124,8 +145,17 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
         if (bodyDone) break;
         batch.length = 0;
         position = 0;
-        const { done, value } = await body!.read();
+        let read: ReadableStreamReadResult<Uint8Array>;
+        try {
+          read = await body!.read();
+        } catch (error) {
+          if (await resume()) continue;
+          throw error;
+        }
+        const { done, value } = read;
         if (done) {
+          // Cut before `[DONE]` (a proxy, a network change): a resumable stream picks up where it was.
+          if (chunkReader !== undefined && !chunkReader.done() && (await resume())) continue;
           bodyDone = true;
           sseDecoder!.end();
         } else {
@@ -146,6 +176,46 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
     }
     await finish();
     return finished();
+  }
+
+  /**
+   * Re-opens a resumable stream after its connection dropped, from the last whole frame
+   * (`Last-Event-ID`): the partial frame is dropped with the old decoder, so the caller sees
+   * no gap and no repeat. False when the stream is not resumable, the caller aborted, or
+   * every attempt failed; an API error (the stream expired: 404) is thrown as it is.
+   */
+  async function resume(): Promise<boolean> {
+    const streamId = headers?.['x-quantum-stream-id'];
+    if (resumer === undefined || streamId === undefined || controller.signal.aborted || pendingError !== undefined) return false;
+    await releaseBody();
+    attempt?.dispose();
+    const report = (state: 'reconnecting' | 'resumed', attemptNumber: number) => {
+      try {
+        resumer.onResume?.({ state, streamId, attempt: attemptNumber + 1 });
+      } catch {
+        // A listener's failure must not end the stream.
+      }
+    };
+    for (let attemptNumber = 0; attemptNumber < resumer.maxAttempts; attemptNumber++) {
+      report('reconnecting', attemptNumber);
+      await resumer.sleep(resumeDelayMs(attemptNumber), controller.signal);
+      if (controller.signal.aborted) return false;
+      try {
+        const reopened = await resumer.open(streamId, lastEventId, controller.signal);
+        attempt = reopened.attempt;
+        attempt.clearTimeout();
+        sseDecoder = createSseDecoder({ onEvent: onSseEvent });
+        const responseBody = reopened.response.body;
+        if (responseBody === null) return false;
+        body = responseBody.getReader();
+        bodyDone = false;
+        report('resumed', attemptNumber);
+        return true;
+      } catch (error) {
+        if (QuantumChatApiError.isInstance(error) && !(error instanceof APIConnectionError)) throw error;
+      }
+    }
+    return false;
   }
 
   function deliver(): Step {
@@ -246,6 +316,9 @@ export function createChatCompletionStream(open: (signal: AbortSignal) => Promis
     },
     get requestId() {
       return headers?.['x-request-id'];
+    },
+    get streamId() {
+      return headers?.['x-quantum-stream-id'];
     },
   };
 }

@@ -70,6 +70,16 @@ export const chatCrossFieldRules: CrossFieldRule[] = [
     follow: (body) => (typeof body.max_tokens === 'number' && typeof body.max_completion_tokens === 'number' ? { ...body, max_completion_tokens: body.max_tokens } : body),
   },
   {
+    rule: 'stream_options.resumable needs stream: true',
+    refuses: (error) => error.param === 'stream_options.resumable',
+    follow(body) {
+      const options = body.stream_options;
+      if (!isObject(options) || options.resumable !== true || body.stream === true) return body;
+      const { resumable: _resumable, ...rest } = options;
+      return { ...body, stream_options: rest };
+    },
+  },
+  {
     rule: "a tool's parameters is a valid JSON Schema",
     refuses: (error) => error.code === 'invalid_tool_schema',
     follow: (body) => body,
@@ -95,4 +105,16 @@ export function followChatCrossFieldRules(body: Body): Body {
 /** The rule a 400 refusal of a schema-valid chat request is explained by, if any. */
 export function crossFieldRuleOf(error: RefusalError): string | undefined {
   return chatCrossFieldRules.find((rule) => rule.refuses(error))?.rule;
+}
+
+/**
+ * Why a schema-valid request to a resumable stream's routes (decisions §4.7) was refused, if
+ * the refusal is one the document gives in words: a generated id names no stream, or the two
+ * ways of saying where to resume disagree.
+ */
+export function streamRouteRefusalOf(template: string, status: number, error: RefusalError | undefined): string | undefined {
+  if (!template.startsWith('/chat/completions/{id}') || error === undefined) return undefined;
+  if (status === 404 && error.code === 'stream_not_found') return 'a stream id that names no stream';
+  if (status === 400 && error.param === 'starting_after') return 'Last-Event-ID and starting_after disagree';
+  return undefined;
 }

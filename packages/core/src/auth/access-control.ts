@@ -47,6 +47,8 @@ export interface AdmissionDemand {
 export interface AdmissionOutcome {
   promptTokens: number;
   completionTokens: number;
+  /** Of `promptTokens`, those the model read from its prompt cache, when it said (for the ledger). */
+  cachedPromptTokens?: number;
   /** The HTTP status answered (200 also for a stream that failed mid-way). */
   status: number;
   /** The stream ended by a client disconnect or an error frame. */
@@ -63,6 +65,14 @@ export interface AdmissionProgress {
 export interface Admission {
   headers: Record<string, string>;
   settle(outcome: AdmissionOutcome): void | Promise<void>;
+  /**
+   * true: an answer is acknowledged only once `settle` resolved (its usage is durable): the
+   * handler settles a finished request before it hands out the last bytes of a JSON body, or a
+   * stream's finish, usage and `[DONE]` frames; a rejection becomes the request's error (a JSON
+   * answer) or its error frame (a stream). Otherwise (default) `settle` runs beside the answer
+   * and its failures are only reported.
+   */
+  settleBeforeAnswer?: boolean;
   /**
    * Called once the engine starts, with a reader of the tokens produced so far: an access
    * control that writes running requests down (so that a crash of the instance still bills
@@ -81,6 +91,12 @@ export interface AccessControl {
   authenticate(key: ParsedApiKey): Promise<Principal>;
   /** Admits a chat request or throws a 429 `QuantumChatError`. */
   admit?(principal: Principal, demand: AdmissionDemand): Promise<Admission>;
+  /**
+   * Counts a request that generates nothing (a resumable stream's resume, result or cancel,
+   * decisions §4.7) against the requests per minute, never against tokens; throws a 429
+   * `QuantumChatError` past the limit. Resolves with the `x-ratelimit-*` headers to send.
+   */
+  admitRequest?(principal: Principal): Promise<{ headers: Record<string, string> }>;
 }
 
 /**

@@ -72,7 +72,7 @@ export interface VerifySignatureInput {
 
 /**
  * The signature of `X-Service-Signature` that matches the raw body bytes (decisions §7), as
- * `t=<t>,v1=<hex>` (what a replay guard remembers), or `undefined`: any of at most 4 `v1`
+ * `t=<t>,v1=<hex>`, or `undefined`: any of at most 4 `v1`
  * values matching any secret passes, within the tolerance in both directions. The body is
  * hashed once per secret, and each `v1` compared with the result in constant time.
  */

@@ -92,6 +92,13 @@ describe('createDialectReader', () => {
       expect(reader.done()).toBe(true);
       expect(reader.id()).toBe('chatcmpl-1');
       expect(reader.model()).toBe('m');
+      expect(reader.systemFingerprint()).toBeUndefined();
+    });
+
+    it('should keep the first system_fingerprint, unless it is too long to be one', () => {
+      const fingerprinted = (content: string, fingerprint: unknown) => event({ ...chunk({ content }), system_fingerprint: fingerprint });
+      expect(readAll([fingerprinted('a', null), fingerprinted('b', 'fp_1'), fingerprinted('c', 'fp_2'), event('[DONE]')]).reader.systemFingerprint()).toBe('fp_1');
+      expect(readAll([fingerprinted('a', 'x'.repeat(257)), event('[DONE]')]).reader.systemFingerprint()).toBeUndefined();
     });
 
     it('should read our thought traces once, though they carry the text twice', () => {
@@ -266,5 +273,23 @@ describe('createDialectReader', () => {
       const events = [...pieces, ...pieces].map((piece) => event(chunk({ content: piece })));
       expect(text(readAll(events).out, 'content')).toBe([...pieces, ...pieces].join(''));
     });
+  });
+});
+
+describe('createDialectReader with maxToolArgumentsLength', () => {
+  const call = (args: string): SseEvent => ({ event: undefined, id: undefined, data: JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: args } }] } }] }) });
+
+  it('should take arguments up to the limit, across fragments, and call one past it malformed', () => {
+    const { reader, out } = createRecorder({ maxToolArgumentsLength: 8 });
+    reader.read(call('{"a":'));
+    reader.read(call('12}'));
+    expect(out.map((read) => (read.type === 'tool-call' ? read.argumentsDelta : ''))).toEqual(['{"a":', '12}']);
+    expect(() => reader.read(call('3'))).toThrow(new MalformedRead('a tool call whose arguments are longer than 8 characters'));
+  });
+
+  it('should leave arguments unlimited by default', () => {
+    const { reader, out } = createRecorder();
+    reader.read(call('x'.repeat(100_000)));
+    expect(out).toHaveLength(1);
   });
 });

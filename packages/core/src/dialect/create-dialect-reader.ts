@@ -58,6 +58,11 @@ export interface DialectReaderOptions {
    * DeepSeek-R1 distills). Off by default: the content stays as the server sent it.
    */
   thinkTags?: boolean;
+  /**
+   * The longest arguments one tool call may gather, in UTF-16 units; longer goes to `malformed`
+   * (a server that never ends a call must not grow it without bound). Unlimited by default.
+   */
+  maxToolArgumentsLength?: number;
 }
 
 /** Reads one stream of OpenAI-style chunks, whatever dialect the server speaks. */
@@ -79,6 +84,8 @@ export interface DialectReader {
   /** The `id` and `model` of the first chunk that had them. */
   id(): string | undefined;
   model(): string | undefined;
+  /** The `system_fingerprint` of the first chunk that had one (at most 256 characters; a longer one is not kept). */
+  systemFingerprint(): string | undefined;
   /** The tool calls of the stream so far. */
   readonly toolCalls: ToolCallTracker;
 }
@@ -91,6 +98,13 @@ function isObject(value: unknown): value is Loose {
 
 function isCount(value: unknown): boolean {
   return value === null || value === undefined || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** The longest `system_fingerprint` kept: OpenAI's are a dozen characters; a long one is no fingerprint. */
+const maxFingerprintLength = 256;
+
+function fingerprintOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' && value.length <= maxFingerprintLength ? value : undefined;
 }
 
 /** Chunk shapes learned in a row that were never matched before learning stops. */
@@ -122,10 +136,12 @@ const learnCreditLimit = 8;
 export function createDialectReader(sink: DialectSink, options: DialectReaderOptions = {}): DialectReader {
   const tracker = createToolCallTracker();
   const splitter: ThinkTagSplitter | undefined = options.thinkTags === true ? createThinkTagSplitter() : undefined;
+  const maxArguments = options.maxToolArgumentsLength ?? Number.POSITIVE_INFINITY;
   let isDone = false;
   let hasStarted = false;
   let chunkId: string | undefined;
   let chunkModel: string | undefined;
+  let chunkFingerprint: string | undefined;
   /** The data of the event being read, for `malformed`. */
   let currentData = '';
   /** The last learned chunk shape of `message` (0) and `thought_trace` (1) events. */
@@ -187,6 +203,7 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
       else if (raw !== null && raw !== undefined) badField('function.arguments', 'is neither a string nor an object');
     }
     const tracked = tracker.track((wireIndex as number | null | undefined) ?? undefined, id, name, piece);
+    if (tracked.arguments.length > maxArguments) malformed(`a tool call whose arguments are longer than ${maxArguments} characters`);
     sink.toolCall(tracked, tracker.appended(), id, name);
   }
 
@@ -234,6 +251,7 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
   function readObject(chunk: Loose, isThoughtTrace: boolean): void {
     if (chunkId === undefined && typeof chunk.id === 'string' && chunk.id !== '') chunkId = chunk.id;
     if (chunkModel === undefined && typeof chunk.model === 'string' && chunk.model !== '') chunkModel = chunk.model;
+    if (chunkFingerprint === undefined) chunkFingerprint = fingerprintOf(chunk.system_fingerprint);
     const trace = isThoughtTrace && typeof chunk.delta === 'string' ? chunk.delta : undefined;
     const traceRead = trace !== undefined;
     if (trace) {
@@ -342,6 +360,7 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
     started: () => hasStarted,
     id: () => chunkId,
     model: () => chunkModel,
+    systemFingerprint: () => chunkFingerprint,
     toolCalls: tracker,
   };
 }

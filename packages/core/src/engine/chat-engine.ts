@@ -1,3 +1,4 @@
+import type { PassThroughPolicy } from './pass-through-policy.js';
 import type { TokenLogprob } from '../schemas/logprobs.js';
 import type { EngineResponseFormat } from '../schemas/response-format.js';
 import type { ToolChoice, ToolDefinition } from '../schemas/tool-definition.js';
@@ -35,7 +36,7 @@ export interface ChatEngineRequest {
   reasoningEffort?: 'low' | 'medium' | 'high';
   /**
    * Top-level fields the request schema does not know (vendor extras such as `top_k`), as the
-   * client sent them: only given to an engine whose `passThrough` is `'all'`.
+   * client sent them: only those the engine's `passThrough` forwards.
    */
   extraFields?: Record<string, unknown>;
   /** Whether the model shows reasoning (only `quantum-reasoner` of the built-ins). */
@@ -48,6 +49,21 @@ export interface EngineUsage {
   /** All generated tokens, reasoning included. */
   completionTokens: number;
   reasoningTokens: number;
+  /**
+   * Of `promptTokens`, those the model read from its prompt cache, when it says (OpenAI's
+   * `usage.prompt_tokens_details.cached_tokens`): passed on to the client and kept in the ledger.
+   */
+  cachedPromptTokens?: number;
+  /**
+   * Further counts a model reported in OpenAI's fields, passed on to the client as they came
+   * (decisions §3): `prompt_tokens_details.audio_tokens`, and beside `reasoning_tokens` in
+   * `completion_tokens_details`, `accepted_prediction_tokens`, `rejected_prediction_tokens`
+   * and `audio_tokens`.
+   */
+  promptAudioTokens?: number;
+  acceptedPredictionTokens?: number;
+  rejectedPredictionTokens?: number;
+  completionAudioTokens?: number;
 }
 
 /**
@@ -63,7 +79,13 @@ export type ChatEngineEvent =
       logprobs?: readonly TokenLogprob[];
     }
   | { type: 'tool-call'; index: number; name?: string; argumentsDelta: string }
-  | { type: 'finish'; reason: 'stop' | 'length' | 'tool_calls'; usage: EngineUsage };
+  | {
+      type: 'finish';
+      reason: 'stop' | 'length' | 'tool_calls';
+      usage: EngineUsage;
+      /** The model's `system_fingerprint`, when it reported one (an upstream): passed on as it came. */
+      systemFingerprint?: string;
+    };
 
 export interface ChatEngineContext {
   /** Aborts when the client leaves or the server shuts down: stop generating at once. */
@@ -86,10 +108,11 @@ export interface ChatEngineContext {
  */
 export interface ChatEngine {
   /**
-   * `'all'`: the engine forwards unknown top-level request fields (`request.extraFields`) to its
-   * model, so the handler gives them to it and does not name them in `x-quantum-ignored-params`.
+   * The unknown top-level request fields the engine forwards to its model: the names listed,
+   * or `'all'` but the built-in deny-list (`passThroughDeniedFields`). The handler gives those
+   * (`request.extraFields`) to it and names only the others in `x-quantum-ignored-params`.
    */
-  readonly passThrough?: 'all' | 'none';
+  readonly passThrough?: PassThroughPolicy;
   generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent>;
   /** Prompt tokens of a request, used to reserve token quota before generating. */
   countPromptTokens?(request: ChatEngineRequest): number;

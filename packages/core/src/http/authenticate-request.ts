@@ -1,6 +1,7 @@
 import type { AccessControl, Principal } from '../auth/access-control.js';
 import { parseApiKey, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { SignatureReplayGuard } from '../auth/signature-replay-guard.js';
+import { signedContentClaim } from '../auth/signed-content-claim.js';
 import { defaultSignatureToleranceSeconds, findMatchingSignature, parseSignatureHeader } from '../auth/verify-signature.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import type { ChatHttpRequest } from './chat-http-types.js';
@@ -24,9 +25,10 @@ function invalidSignature(message: string): QuantumChatError {
 
 /**
  * Checks `X-Service-Signature` (decisions §7): cheap refusals first (no header, a malformed
- * one, more than 4 `v1` values), then one HMAC of the body per secret, then the replay guard.
+ * one, more than 4 `v1` values), then one HMAC of the body per secret, then the replay guard,
+ * which claims the signed content with the key (`signedContentClaim`), not the `v1` text.
  */
-async function checkSignature(header: string | undefined, bodyBytes: Uint8Array | undefined, settings: AuthenticationSettings): Promise<void> {
+async function checkSignature(header: string | undefined, bodyBytes: Uint8Array | undefined, apiKey: string, settings: AuthenticationSettings): Promise<void> {
   if (header === undefined) throw invalidSignature('This request must be signed: send an X-Service-Signature header.');
   if (settings.signingSecrets.length === 0) throw invalidSignature('The X-Service-Signature header cannot be checked: the server has no signing secrets.');
   if (parseSignatureHeader(header) === undefined) {
@@ -36,8 +38,10 @@ async function checkSignature(header: string | undefined, bodyBytes: Uint8Array 
   const tolerance = settings.signatureToleranceSeconds ?? defaultSignatureToleranceSeconds;
   const matched = await findMatchingSignature({ header, body: bodyBytes, secrets: settings.signingSecrets, nowSeconds: settings.nowSeconds(), toleranceSeconds: tolerance });
   if (matched === undefined) throw invalidSignature('The X-Service-Signature header is expired or does not match the body.');
+  if (settings.replayGuard === undefined) return;
+  const claim = await signedContentClaim({ timestamp: matched.slice(2, matched.indexOf(',')), body: bodyBytes, apiKey });
   // A signature is valid for the tolerance on either side of its timestamp: remembered that long.
-  if (settings.replayGuard !== undefined && !(await settings.replayGuard.claim(matched, 2 * tolerance * 1000))) {
+  if (!(await settings.replayGuard.claim(claim, 2 * tolerance * 1000))) {
     throw invalidSignature('This X-Service-Signature was already used: each signature is accepted once.');
   }
 }
@@ -73,6 +77,6 @@ export async function authenticateRequest(
   const principal = await settings.accessControl.authenticate(parsed);
   const signatureHeader = headerValue(request.headers, 'x-service-signature');
   const mustSign = required && (principal.requireSignature === true || settings.requireSignatures === true);
-  if (mustSign || (required && signatureHeader !== undefined && settings.signingSecrets.length > 0)) await checkSignature(signatureHeader, bodyBytes, settings);
+  if (mustSign || (required && signatureHeader !== undefined && settings.signingSecrets.length > 0)) await checkSignature(signatureHeader, bodyBytes, key, settings);
   return principal;
 }

@@ -7,6 +7,11 @@ export interface ChatHttpRequest {
   /** Path below the mount point, query stripped: "/chat/completions", "/models". */
   path: string;
   /**
+   * The query string without its `?` ("starting_after=12"), when there is one: only the
+   * resume route reads it.
+   */
+  query?: string | undefined;
+  /**
    * Where the host mounts the API: "/v1", "/compat/v1", "/api/v1" ("" or absent at the root).
    * Routing reads only `path`; the mount point goes into error messages, which name the full
    * path the client used, and into the OpenAPI document's server URL.

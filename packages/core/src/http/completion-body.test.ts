@@ -9,6 +9,7 @@ function viaStringify(parts: CompletionBodyParts): string {
     ...(parts.reasoning !== undefined ? { reasoning_content: parts.reasoning } : {}),
     content: parts.content,
     ...(parts.toolCalls.length > 0 ? { tool_calls: parts.toolCalls } : {}),
+    refusal: null,
   };
   return JSON.stringify({
     id: parts.id,
@@ -17,6 +18,7 @@ function viaStringify(parts: CompletionBodyParts): string {
     model: parts.model,
     choices: [{ index: 0, message, finish_reason: parts.finishReason, logprobs: parts.logprobs === undefined ? null : { content: parts.logprobs, refusal: null } }],
     usage: parts.usage,
+    ...(parts.systemFingerprint !== undefined ? { system_fingerprint: parts.systemFingerprint } : {}),
   });
 }
 
@@ -46,12 +48,17 @@ const parts = fc.record({
     ),
     { nil: undefined },
   ),
-  usage: fc.record({
-    prompt_tokens: fc.nat(),
-    completion_tokens: fc.nat(),
-    total_tokens: fc.nat(),
-    completion_tokens_details: fc.record({ reasoning_tokens: fc.nat() }),
-  }),
+  usage: fc.record(
+    {
+      prompt_tokens: fc.nat(),
+      completion_tokens: fc.nat(),
+      total_tokens: fc.nat(),
+      prompt_tokens_details: fc.record({ cached_tokens: fc.nat() }),
+      completion_tokens_details: fc.record({ reasoning_tokens: fc.nat(), accepted_prediction_tokens: fc.nat() }, { requiredKeys: ['reasoning_tokens'] }),
+    },
+    { requiredKeys: ['prompt_tokens', 'completion_tokens', 'total_tokens', 'completion_tokens_details'] },
+  ),
+  systemFingerprint: fc.option(text, { nil: undefined }),
 });
 
 describe('encodeCompletionBody', () => {

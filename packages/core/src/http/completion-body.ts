@@ -14,6 +14,8 @@ export interface CompletionBodyParts {
   /** The content tokens' log probabilities when the request asked for them, else `undefined` (`null` on the wire). */
   logprobs?: readonly TokenLogprob[] | undefined;
   usage: Usage;
+  /** The model's `system_fingerprint`, when it reported one: written after `usage`, as OpenAI does. */
+  systemFingerprint?: string | undefined;
 }
 
 /**
@@ -26,9 +28,11 @@ export function encodeCompletionBody(parts: CompletionBodyParts): string {
   const reasoning = parts.reasoning === undefined ? '' : `"reasoning_content":${JSON.stringify(parts.reasoning)},`;
   const toolCalls = parts.toolCalls.length > 0 ? `,"tool_calls":${JSON.stringify(parts.toolCalls)}` : '';
   const logprobs = parts.logprobs === undefined ? 'null' : `{"content":${JSON.stringify(parts.logprobs)},"refusal":null}`;
+  const fingerprint = parts.systemFingerprint === undefined ? '' : `,"system_fingerprint":${JSON.stringify(parts.systemFingerprint)}`;
+  // `refusal: null` ends the message, where OpenAI puts it: its schema requires the field (decisions §3).
   return (
     `{"id":${JSON.stringify(parts.id)},"object":"chat.completion","created":${JSON.stringify(parts.created)},"model":${JSON.stringify(parts.model)},` +
-    `"choices":[{"index":0,"message":{"role":"assistant",${reasoning}"content":${JSON.stringify(parts.content)}${toolCalls}},` +
-    `"finish_reason":${JSON.stringify(parts.finishReason)},"logprobs":${logprobs}}],"usage":${JSON.stringify(parts.usage)}}`
+    `"choices":[{"index":0,"message":{"role":"assistant",${reasoning}"content":${JSON.stringify(parts.content)}${toolCalls},"refusal":null},` +
+    `"finish_reason":${JSON.stringify(parts.finishReason)},"logprobs":${logprobs}}],"usage":${JSON.stringify(parts.usage)}${fingerprint}}`
   );
 }

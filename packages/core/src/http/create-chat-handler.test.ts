@@ -45,7 +45,7 @@ describe('createChatHandler', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-quantum-ignored-params')).toBe('foo');
     const body = await response.json();
-    expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'Hello world' });
+    expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'Hello world', refusal: null });
     expect(body.usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, completion_tokens_details: { reasoning_tokens: 1 } });
   });
 
@@ -203,6 +203,25 @@ describe('createChatHandler: logprobs, pass-through and added models', () => {
     // The default engine gets nothing extra and the header names the fields.
     const other = await handler.fetch(ask({ top_k: 40 }));
     expect(other.headers.get('x-quantum-ignored-params')).toBe('top_k');
+  });
+
+  it('should give an engine only the unknown fields its policy forwards, naming the rest as ignored', async () => {
+    const seen: unknown[] = [];
+    const engineWith = (passThrough: ChatEngine['passThrough']): ChatEngine => ({
+      passThrough,
+      async *generate(request, context) {
+        seen.push(request.extraFields);
+        yield* scriptedEngine(scored).generate(request, context);
+      },
+    });
+    const fields = { top_k: 40, store: true, service_tier: 'priority', min_p: 0.1 };
+    const all = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: engineWith('all') }).fetch(ask(fields));
+    expect(all.headers.get('x-quantum-ignored-params')).toBe('store, service_tier');
+    const listed = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: engineWith(['min_p']) }).fetch(ask(fields));
+    expect(listed.headers.get('x-quantum-ignored-params')).toBe('top_k, store, service_tier');
+    const nothingListed = await createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: engineWith(['repetition_penalty']) }).fetch(ask(fields));
+    expect(nothingListed.headers.get('x-quantum-ignored-params')).toBe('top_k, store, service_tier, min_p');
+    expect(seen).toEqual([{ top_k: 40, min_p: 0.1 }, { min_p: 0.1 }, undefined]);
   });
 
   it('should list added models after the four, with their own owner and plan', async () => {

@@ -2,6 +2,7 @@ import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/sign
 import type { AccessControl, Admission, AdmissionDemand, AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
+import { selectPassedThrough } from '../engine/pass-through-policy.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
@@ -19,6 +20,7 @@ import { runToCompletion, runToStream, type RunOutcome } from './run-chat-comple
 import type { StreamFormat } from './stream-frame-encoder.js';
 import { toFetchHandler } from './to-fetch-handler.js';
 import { validateChatRequest } from './validate-chat-request.js';
+import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
 
 export interface ChatHandlerOptions {
   /** The engine of every model; or give a `registry` for one engine per model. */
@@ -81,6 +83,11 @@ export interface ChatHandlerOptions {
    * ids of the registry's models, as `createOpenApiDocument` takes them.
    */
   openApiDocument?: ((context: { serverUrl: string; models: readonly string[] }) => unknown) | false;
+  /**
+   * Resumable streams (decisions §4.7): where they live (this process's memory by default),
+   * whether every stream is resumable, and how many may run without a reader.
+   */
+  streams?: StreamsOptions;
   generateId?: GenerateId;
   /** Milliseconds since the epoch; injected so that tests get exact bytes. */
   now?: () => number;
@@ -195,6 +202,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     replayGuard: options.signatureReplayGuard ?? createMemoryReplayGuard({ now }),
   };
 
+  const keepAliveIntervalMs = options.keepAliveIntervalMs ?? 15_000;
+  const stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
+  const streams = new ResumableStreams(options.streams ?? {}, { keepAliveMs: keepAliveIntervalMs, stallTimeoutMs, now });
+
   // The document names its mount point as the server URL; one handler is mostly mounted once.
   const openApiBodies = new Map<string, string>();
   function openApi(request: ChatHttpRequest): ChatHttpResponse {
@@ -250,6 +261,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     watch.principal = principal;
     const validated = validateChatRequest(body.value);
     watch.stream = validated.stream;
+    const resumable = validated.stream && (validated.resumable ?? streams.resumableByDefault);
+    if (resumable && streams.refuseReason !== undefined) {
+      throw new QuantumChatError('unsupported_value', `Resumable streams are not available on this server: ${streams.refuseReason}`, { param: 'stream_options.resumable' });
+    }
     const model = registry!.get(validated.engineRequest.model);
     if (model === undefined) throw modelNotFoundError(validated.engineRequest.model, registry!.list());
     watch.model = model.id;
@@ -258,13 +273,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     }
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
     const engineRequest: ChatEngineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
-    // An engine that passes everything through gets the unknown fields; they are not "ignored" then.
-    const passedThrough = engine.passThrough === 'all' ? validated.unknownFields : undefined;
+    // The unknown fields the engine forwards are not "ignored"; the rest are named in a header.
+    const passedThrough = selectPassedThrough(engine.passThrough, validated.unknownFields);
     if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;
     // No `await` without an admission step: each one is a turn of the microtask queue.
     const admission: Admission | undefined = accessControl.admit === undefined ? undefined : await accessControl.admit(principal, admissionDemand(engine, engineRequest, requestId, model.id));
     const headers: Record<string, string> = { ...admission?.headers };
-    if (validated.ignoredParams.length > 0 && passedThrough === undefined) headers['x-quantum-ignored-params'] = ignoredParamsHeader(validated.ignoredParams);
+    const ignoredParams = passedThrough === undefined ? validated.ignoredParams : validated.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
+    if (ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(ignoredParams);
     const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
     const settings = {
       engine,
@@ -276,23 +292,47 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       createdSeconds: Math.floor(now() / 1000),
       streamFormat: format,
       includeUsage: validated.includeUsage,
-      keepAliveIntervalMs: options.keepAliveIntervalMs ?? 15_000,
-      stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
+      keepAliveIntervalMs,
+      stallTimeoutMs,
       track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
-      onSettled: (outcome: RunOutcome) => {
-        void Promise.resolve(admission?.settle(outcome)).catch((error: unknown) => options.onError?.(error, { requestId }));
+      onSettled: (outcome: RunOutcome): Promise<void> | undefined => {
+        const settling = admission?.settle(outcome);
+        // A finished answer waits for a durable settle, whose failure becomes its own.
+        if (admission?.settleBeforeAnswer === true && outcome.status === 200 && !outcome.interrupted && settling instanceof Promise) {
+          return settling.then(
+            () => watch.settle(outcome),
+            (error: unknown) => {
+              // A stream's status is sent already; a JSON answer becomes the error.
+              watch.settle({ ...outcome, status: watch.stream ? outcome.status : QuantumChatError.isInstance(error) ? error.status : 500, interrupted: true });
+              throw error;
+            },
+          );
+        }
         watch.settle(outcome);
+        void Promise.resolve(settling).catch((error: unknown) => options.onError?.(error, { requestId }));
+        return undefined;
       },
       onStreamStart: () => watch.streamStarted(),
       onFirstToken: watch.firstToken,
     };
     if (!validated.stream) return jsonResponse(200, headers, await runToCompletion(settings));
+    if (resumable) return streams.start(settings, principal, headers);
     // Returned, not awaited: this frame ends here while the stream waits for its first token.
     return runToStream(settings).then((events) => ({
       status: 200,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers },
       events,
     }));
+  }
+
+  /** The routes on a resumable stream: any key of the creator's organisation and kind (decisions §4.7). */
+  async function streamRoute(request: ChatHttpRequest, name: 'resume-stream' | 'stream-result' | 'cancel-stream', streamId: string): Promise<ChatHttpResponse> {
+    const principal = (await authenticateRequest(request, new Uint8Array(0), authSettings, true))!;
+    // A request against the requests per minute, never against tokens.
+    const admitted = accessControl.admitRequest === undefined ? undefined : await accessControl.admitRequest(principal);
+    const response = name === 'resume-stream' ? await streams.resume(request, principal, streamId) : name === 'stream-result' ? await streams.result(principal, streamId) : await streams.cancel(principal, streamId);
+    if (admitted !== undefined) Object.assign(response.headers, admitted.headers);
+    return response;
   }
 
   function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> | ChatHttpResponse {
@@ -306,6 +346,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         return listModels(request, route.modelId);
       case 'openapi':
         return openApi(request);
+      case 'resume-stream':
+      case 'stream-result':
+      case 'cancel-stream':
+        return streamRoute(request, route.name, route.streamId);
     }
   }
 

@@ -6,6 +6,11 @@ export interface FrameStreamHooks<Event> {
   encode(event: Event): string;
   /** Whether the event is the engine's last (its frames end the stream). */
   isLast(event: Event): boolean;
+  /**
+   * Called with the last event before its frames are encoded; a promise holds them back until
+   * it resolves (its rejection ends the stream with the failure frame instead).
+   */
+  beforeLast?: ((event: Event) => void | Promise<void>) | undefined;
   /** The first frame of an event (not a keep-alive) is handed to the consumer: the time to first token. */
   onFirstFrame?: (() => void) | undefined;
   /** The engine finished: called as its last frames are handed out. */
@@ -60,6 +65,10 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   #closing = false;
   /** A frame of an event was handed out (keep-alives do not count). */
   #started = false;
+  /** `beforeLast` ran for the last event. */
+  #lastReleased = false;
+  /** `beforeLast`'s promise holds the last event's frames back. */
+  #holding = false;
   #ended = false;
   #stalled: Error | undefined;
   /** When the consumer started waiting for the engine (keep-alive). */
@@ -134,6 +143,7 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
         this.#fail(error);
         return;
       }
+      if (this.#holding) return;
       const step = this.#ready;
       if (step === undefined) {
         if (!this.#inflight) {
@@ -142,11 +152,13 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
         }
         return;
       }
-      this.#ready = undefined;
       if (step.done) {
+        this.#ready = undefined;
         this.#fail(this.#options.endedEarly());
         return;
       }
+      if (!this.#lastReleased && this.#hooks.beforeLast !== undefined && this.#holdLast(step.value)) return;
+      this.#ready = undefined;
       let frame: string;
       let last: boolean;
       try {
@@ -172,6 +184,40 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
         return;
       }
     }
+  }
+
+  /**
+   * Runs `beforeLast` for the last event (kept in `#ready`); true when the stream must wait:
+   * its promise holds the frames back, or it threw.
+   */
+  #holdLast(event: Event): boolean {
+    let held: void | Promise<void>;
+    try {
+      if (!this.#hooks.isLast(event)) return false;
+      this.#lastReleased = true;
+      held = this.#hooks.beforeLast!(event);
+    } catch (error) {
+      this.#ready = undefined;
+      this.#fail(error);
+      return true;
+    }
+    if (held === undefined) return false;
+    // Counted as the engine's silence: a long wait still gets its keep-alives.
+    this.#holding = true;
+    this.#inflight = true;
+    held.then(
+      () => {
+        this.#holding = false;
+        this.#inflight = false;
+        if (!this.#ended) this.#advance();
+      },
+      (error: unknown) => {
+        this.#holding = false;
+        this.#ready = undefined;
+        this.#onError(error);
+      },
+    );
+    return true;
   }
 
   readonly #onStep = (step: IteratorResult<Event>): void => {

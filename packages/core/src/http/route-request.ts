@@ -5,9 +5,14 @@ export type ChatRoute =
   | { name: 'create-chat-completion' }
   | { name: 'list-models' }
   | { name: 'retrieve-model'; modelId: string }
-  | { name: 'openapi' };
+  | { name: 'openapi' }
+  /** Resumable streams (decisions §4.7). */
+  | { name: 'resume-stream'; streamId: string }
+  | { name: 'stream-result'; streamId: string }
+  | { name: 'cancel-stream'; streamId: string };
 
 const modelPath = /^\/models\/([^/]+)$/;
+const streamPath = /^\/chat\/completions\/([^/]+)(?:\/(stream|cancel))?$/;
 
 /** The OpenAI Responses API, which clients such as the AI SDK's default OpenAI provider call. */
 const responsesPath = /^\/responses(?:\/|$)/;
@@ -21,6 +26,14 @@ export function methodNotAllowedError(method: string, path: string, methods: rea
   return new QuantumChatError('method_not_allowed', `Method ${method.toUpperCase()} is not allowed on ${path.slice(0, 200)}; use ${allowed.join(', ')}.`, {
     headers: { allow: allowed.join(', ') },
   });
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function allowOnly(methods: string[], method: string, path: string): void {
@@ -61,16 +74,20 @@ export function routeRequest(method: string, rawPath: string, basePath = ''): Ch
     allowOnly(['GET'], verb, basePath + path);
     return { name: 'openapi' };
   }
+  const stream = streamPath.exec(path);
+  if (stream) {
+    const streamId = decodeSegment(stream[1]!);
+    if (stream[2] === 'cancel') {
+      allowOnly(['POST'], verb, basePath + path);
+      return { name: 'cancel-stream', streamId };
+    }
+    allowOnly(['GET'], verb, basePath + path);
+    return { name: stream[2] === 'stream' ? 'resume-stream' : 'stream-result', streamId };
+  }
   const model = modelPath.exec(path);
   if (model) {
     allowOnly(['GET'], verb, basePath + path);
-    let modelId: string;
-    try {
-      modelId = decodeURIComponent(model[1]!);
-    } catch {
-      modelId = model[1]!;
-    }
-    return { name: 'retrieve-model', modelId };
+    return { name: 'retrieve-model', modelId: decodeSegment(model[1]!) };
   }
   throw unknownUrlError(verb, path, basePath);
 }

@@ -26,6 +26,8 @@ export interface RunSettings {
   /** Aborted when the server shuts down: open requests end with a `shutting_down` error. */
   shutdownSignal?: AbortSignal | undefined;
   generateId: GenerateId;
+  /** The stream's completion id when drawn before the run (a resumable stream's id is its header); drawn at its start otherwise. */
+  completionId?: string | undefined;
   createdSeconds: number;
   streamFormat: StreamFormat;
   includeUsage: boolean;
@@ -36,8 +38,12 @@ export interface RunSettings {
    * 0 or less: never.
    */
   stallTimeoutMs?: number;
-  /** Called once with how the request ended, to settle quota and log. */
-  onSettled(outcome: RunOutcome): void;
+  /**
+   * Called once with how the request ended, to settle quota and log. A promise: the answer is
+   * acknowledged only once it resolves (a durable usage row); for a finished request the last
+   * bytes wait for it, and its rejection fails the answer.
+   */
+  onSettled(outcome: RunOutcome): void | Promise<void>;
   /** Given, once the engine starts, a reader of the tokens produced so far (see `Admission.track`). */
   track?: ((read: () => AdmissionProgress) => void) | undefined;
   /** A stream's engine produced its first event: its frames follow. */
@@ -88,7 +94,8 @@ class Progress {
     const usage = this.#usage;
     const finishReason = this.#finish;
     if (usage !== undefined) {
-      const { promptTokens, completionTokens, reasoningTokens } = usage;
+      const { promptTokens, completionTokens, reasoningTokens, cachedPromptTokens } = usage;
+      if (cachedPromptTokens !== undefined) return { promptTokens, completionTokens, reasoningTokens, cachedPromptTokens, finishReason, status, interrupted };
       return { promptTokens, completionTokens, reasoningTokens, finishReason, status, interrupted };
     }
     const promptTokens = this.#engine.countPromptTokens?.(this.#request) ?? 0;
@@ -243,14 +250,16 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     if (finish === undefined) throw engineEndedEarly();
   } catch (thrown) {
     const error = explainFailure(settings, thrown);
-    settings.onSettled(progress.outcome(failureStatus(settings, error), true));
+    // A failed run acknowledges nothing: its settle runs beside the error.
+    void settings.onSettled(progress.outcome(failureStatus(settings, error), true));
     throw settings.client.closed ? new ClientClosedError(error) : error;
   } finally {
     run.stop();
   }
   // An engine that finished although its client had left: the answer reaches nobody.
   const left = settings.client.closed;
-  settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
+  const acknowledged = settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
+  if (acknowledged !== undefined) await acknowledged;
   return encodeCompletionBody({
     id: completionId,
     created: settings.createdSeconds,
@@ -262,6 +271,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
     // Asked for but never given (an engine that has none): `null`, not an empty list.
     logprobs: logprobs !== undefined && logprobs.length > 0 ? logprobs : undefined,
     usage: toWireUsage(finish.usage),
+    systemFingerprint: finish.systemFingerprint,
   });
 }
 
@@ -287,7 +297,7 @@ export function runToStream(settings: RunSettings): Promise<AsyncIterableIterato
   const failed = (thrown: unknown): never => {
     run.stop();
     const error = explainFailure(settings, thrown);
-    settings.onSettled(progress.outcome(failureStatus(settings, error), true));
+    void settings.onSettled(progress.outcome(failureStatus(settings, error), true));
     throw settings.client.closed ? new ClientClosedError(error) : error;
   };
   const keepAliveMs = settings.keepAliveIntervalMs;
@@ -334,7 +344,7 @@ function startFrames(
   const { iterator } = run;
   settings.onStreamStart?.();
   const encoder = createStreamFrameEncoder(settings.streamFormat, {
-    id: settings.generateId('completion'),
+    id: settings.completionId ?? settings.generateId('completion'),
     created: settings.createdSeconds,
     model: settings.request.model,
   });
@@ -364,23 +374,24 @@ function startFrames(
         const reason = indexer.count() > 0 && event.reason === 'stop' ? 'tool_calls' : event.reason;
         // With include_usage only the extra `choices: []` chunk carries usage: clients such as
         // LangChain add up every usage they see (decisions §4.3).
-        if (settings.includeUsage) return encoder.finish(reason, undefined) + encoder.usage(usage) + encoder.done();
-        return encoder.finish(reason, usage) + encoder.done();
+        const fingerprint = event.systemFingerprint;
+        if (settings.includeUsage) return encoder.finish(reason, undefined, fingerprint) + encoder.usage(usage, fingerprint) + encoder.done();
+        return encoder.finish(reason, usage, fingerprint) + encoder.done();
       }
     }
   }
 
   let settled = false;
-  const settle = (interrupted: boolean) => {
+  const settle = (interrupted: boolean): void | Promise<void> => {
     if (settled) return;
     settled = true;
-    settings.onSettled(progress.outcome(200, interrupted));
+    return settings.onSettled(progress.outcome(200, interrupted));
   };
 
   // A client that leaves settles the request at once, even while nobody pulls a frame (the
   // host waits for `drain`, or has not started reading the stream yet).
   const onClientGone = () => {
-    settle(true);
+    void settle(true);
     run.stop();
   };
   const unwatchClient = settings.client.onClose(onClientGone);
@@ -394,18 +405,24 @@ function startFrames(
         return framesOf(event);
       },
       isLast: (event) => event.type === 'finish',
+      beforeLast(event) {
+        // The finish, usage and [DONE] frames acknowledge the answer: they wait for its settle.
+        progress.observe(event);
+        run.markFinished();
+        return settle(false);
+      },
       onFirstFrame: settings.onFirstToken,
       onFinished() {
         run.markFinished();
-        settle(false);
+        void settle(false);
       },
       failure(error) {
-        settle(true);
+        void settle(true);
         // The client that left cannot read an error frame; anyone else gets one.
         return settings.client.closed ? undefined : encoder.error(toErrorEnvelope(explainFailure(settings, error)));
       },
       onStalled(error) {
-        settle(true);
+        void settle(true);
         run.stop(error);
         // The host may be parked on a full socket: only closing the connection frees it.
         try {
@@ -418,7 +435,7 @@ function startFrames(
         unwatchClient();
         // Also reached when a host stops before reading one frame (the client left right
         // after the headers).
-        settle(true);
+        void settle(true);
         run.stop();
       },
     },

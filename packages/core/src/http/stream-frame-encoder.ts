@@ -17,7 +17,10 @@ export interface StreamEnvelope {
  * every `data:` payload is a single line and needs no splitting.
  */
 export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamEnvelope) {
-  const head = `"id":${JSON.stringify(envelope.id)},"object":"chat.completion.chunk","created":${envelope.created},"model":${JSON.stringify(envelope.model)},"choices":[`;
+  const envelopeHead = `"id":${JSON.stringify(envelope.id)},"object":"chat.completion.chunk","created":${envelope.created},"model":${JSON.stringify(envelope.model)},`;
+  const head = `${envelopeHead}"choices":[`;
+  /** The head of a chunk that carries the model's fingerprint: before `choices`, where OpenAI puts it. */
+  const headWith = (fingerprint: string | undefined) => (fingerprint === undefined ? head : `${envelopeHead}"system_fingerprint":${JSON.stringify(fingerprint)},"choices":[`);
   const openDelta = `{${head}{"index":0,"delta":{`;
   const closeDelta = '},"finish_reason":null}]}';
   const named = format === 'quantum';
@@ -50,15 +53,18 @@ export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamE
     toolCallArguments(index: number, text: string): string {
       return message(`${openDelta}${role()}"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(text)}}}]${closeDelta}`);
     },
-    /** The last chunk; `usage` is left out when a `choices: []` usage chunk follows (decisions §4.3). */
-    finish(reason: string, usage: Usage | undefined): string {
+    /**
+     * The last chunk; `usage` is left out when a `choices: []` usage chunk follows (decisions
+     * §4.3). It and the usage chunk carry the model's `system_fingerprint` when it gave one.
+     */
+    finish(reason: string, usage: Usage | undefined, fingerprint?: string): string {
       // A stream whose engine produced nothing still gives the role on its first chunk.
       const delta = rolePending ? role().slice(0, -1) : '';
       const tail = usage === undefined ? '}' : `,"usage":${JSON.stringify(usage)}}`;
-      return message(`{${head}{"index":0,"delta":{${delta}},"finish_reason":${JSON.stringify(reason)}}]${tail}`);
+      return message(`{${headWith(fingerprint)}{"index":0,"delta":{${delta}},"finish_reason":${JSON.stringify(reason)}}]${tail}`);
     },
-    usage(usage: Usage): string {
-      return message(`{${head}],"usage":${JSON.stringify(usage)}}`);
+    usage(usage: Usage, fingerprint?: string): string {
+      return message(`{${headWith(fingerprint)}],"usage":${JSON.stringify(usage)}}`);
     },
     done(): string {
       return 'data: [DONE]\n\n';

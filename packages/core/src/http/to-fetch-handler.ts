@@ -77,13 +77,15 @@ function framesToStream(events: AsyncIterable<string>, stalled: { close?: () => 
  */
 export function toFetchHandler(handle: (request: ChatHttpRequest) => Promise<ChatHttpResponse>) {
   return async function fetchHandler(request: Request, basePath?: string): Promise<Response> {
-    const pathname = new URL(request.url).pathname;
+    const url = new URL(request.url);
+    const pathname = url.pathname;
     const mount = basePath ?? /^(.*?\/v1)(?=\/|$)/.exec(pathname)?.[1] ?? '';
     const path = pathname.startsWith(mount) ? pathname.slice(mount.length) || '/' : pathname;
     const stalled: { close?: () => void } = {};
     const response = await handle({
       method: request.method,
       path,
+      query: url.search === '' ? undefined : url.search.slice(1),
       basePath: pathname.startsWith(mount) ? mount : '',
       headers: headersToRecord(request.headers),
       body: { kind: 'unread', read: (maxBodyBytes) => readWebBody(request, maxBodyBytes) },

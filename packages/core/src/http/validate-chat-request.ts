@@ -21,6 +21,8 @@ export interface ValidatedChatRequest {
   engineRequest: Omit<ChatEngineRequest, 'reasoning'>;
   stream: boolean;
   includeUsage: boolean;
+  /** `stream_options.resumable` as sent (undefined when absent: the server's default applies). */
+  resumable: boolean | undefined;
   /** Unknown top-level fields, as sent, in body order (`ignoredParamsHeader` names them). */
   ignoredParams: string[];
   /**
@@ -236,10 +238,15 @@ export function validateChatRequest(body: unknown): ValidatedChatRequest {
   if (request.frequency_penalty !== undefined) engineRequest.frequencyPenalty = request.frequency_penalty;
   if (request.logit_bias !== undefined) engineRequest.logitBias = request.logit_bias;
   if (request.reasoning_effort !== undefined) engineRequest.reasoningEffort = request.reasoning_effort;
+  const resumable = request.stream_options?.resumable ?? undefined;
+  if (resumable === true && request.stream !== true) {
+    throw invalid('stream_options.resumable', "Invalid value for 'stream_options.resumable': only a stream can be resumable; set 'stream' to true or leave 'resumable' out.");
+  }
   return {
     engineRequest,
     stream: request.stream ?? false,
     includeUsage: request.stream_options?.include_usage ?? false,
+    resumable,
     ignoredParams,
     unknownFields,
   };

@@ -1,12 +1,25 @@
 import type { EngineUsage } from '../engine/chat-engine.js';
 import type { Usage } from '../schemas/usage.js';
 
-/** An engine's token counts as the wire's usage object (decisions §3). */
+/**
+ * An engine's token counts as the wire's usage object (decisions §3), with the details a model
+ * reported in OpenAI's fields, in OpenAI's order, only those it reported.
+ */
 export function toWireUsage(usage: EngineUsage): Usage {
-  return {
+  const wire: Usage = {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
-    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
   };
+  if (usage.cachedPromptTokens !== undefined || usage.promptAudioTokens !== undefined) {
+    wire.prompt_tokens_details = {
+      ...(usage.cachedPromptTokens !== undefined ? { cached_tokens: usage.cachedPromptTokens } : {}),
+      ...(usage.promptAudioTokens !== undefined ? { audio_tokens: usage.promptAudioTokens } : {}),
+    };
+  }
+  wire.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
+  if (usage.acceptedPredictionTokens !== undefined) wire.completion_tokens_details.accepted_prediction_tokens = usage.acceptedPredictionTokens;
+  if (usage.rejectedPredictionTokens !== undefined) wire.completion_tokens_details.rejected_prediction_tokens = usage.rejectedPredictionTokens;
+  if (usage.completionAudioTokens !== undefined) wire.completion_tokens_details.audio_tokens = usage.completionAudioTokens;
+  return wire;
 }

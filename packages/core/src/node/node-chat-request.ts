@@ -15,6 +15,7 @@ export type ChatHttpRequestFields = Omit<ChatHttpRequest, 'connection'>;
 class NodeChatRequest implements ChatHttpRequest, ClientConnection {
   readonly method: string;
   readonly path: string;
+  readonly query: string | undefined;
   readonly basePath: string | undefined;
   readonly headers: ChatHttpRequest['headers'];
   body: ChatHttpRequestBody;
@@ -25,6 +26,7 @@ class NodeChatRequest implements ChatHttpRequest, ClientConnection {
   constructor(fields: ChatHttpRequestFields, res: NodeServerResponseLike) {
     this.method = fields.method;
     this.path = fields.path;
+    this.query = fields.query;
     this.basePath = fields.basePath;
     this.headers = fields.headers;
     this.body = fields.body;

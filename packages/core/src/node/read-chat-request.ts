@@ -74,11 +74,14 @@ export async function readChatRequest(
   res: NodeServerResponseLike,
   options: ReadChatRequestOptions = {},
 ): Promise<ChatHttpRequest> {
-  const path = options.path ?? (req.url ?? '/').split('?', 1)[0]!;
+  const url = req.url ?? '/';
+  const path = options.path ?? url.split('?', 1)[0]!;
+  const queryAt = url.indexOf('?');
   // Made first, so the client leaving while the body is read is seen.
   const request = createNodeChatRequest(res, {
     method: req.method ?? 'GET',
     path,
+    query: queryAt === -1 ? undefined : url.slice(queryAt + 1),
     ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
     headers: req.headers,
     body: { kind: 'empty' },

@@ -45,7 +45,10 @@ const requestFieldNotes: Record<string, { description: string; default?: unknown
   metadata: { description: 'At most 16 string values.' },
   n: { description: 'Only 1 is supported; anything else is 400 `unsupported_value`.' },
   parallel_tool_calls: { description: 'Let the model call several tools at once.', default: true },
-  stream_options: { description: '`include_usage`: one more chunk with `choices: []` and `usage` before `[DONE]`.' },
+  stream_options: {
+    description:
+      '`include_usage`: one more chunk with `choices: []` and `usage` before `[DONE]`. `resumable` (needs `stream: true`): the stream survives a dropped connection; its frames are numbered, its id comes as `x-quantum-stream-id`, and `GET /chat/completions/{id}/stream` resumes it (decisions §4.7).',
+  },
   tools: {
     description:
       'Function tools the model may call (at most 128). Names match `^[a-zA-Z0-9_-]{1,64}$` and are unique: a repeated name is 400 `invalid_value` naming the repeat (`tools[2].function.name`). `parameters` is a valid JSON Schema with an object root (else 400 `invalid_tool_schema`).',
@@ -133,6 +136,9 @@ function errorResponses(statuses: number[]): JsonObject {
 
 const jsonContent = (schema: JsonObject) => ({ 'application/json': { schema } });
 
+/** The `{id}` of the resumable-stream routes: the stream's completion id. */
+const streamIdParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1 }, description: 'The stream id (`x-quantum-stream-id`): its completion id.' };
+
 /**
  * Why OpenAPI 3.2 and not 3.1 (which the contract names): only 3.2 describes an event stream
  * item by item (`itemSchema` on `text/event-stream`, each event an object with `event`, `data`,
@@ -190,6 +196,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
               headers: {
                 'x-request-id': headerRef('RequestId'),
                 'x-quantum-ignored-params': { schema: { type: 'string' }, description: 'Unknown top-level fields that were ignored, comma-separated.' },
+                'x-quantum-stream-id': headerRef('StreamId'),
                 ...rateLimitHeaders,
               },
               content: {
@@ -198,6 +205,55 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
               },
             },
             ...errorResponses([400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504]),
+          },
+        },
+      },
+      '/chat/completions/{id}/stream': {
+        get: {
+          operationId: 'resumeChatCompletionStream',
+          summary: 'Resume a chat completion stream',
+          description:
+            'The frames of a resumable stream (decisions §4.7) after `Last-Event-ID` or `starting_after` (from the start without either), byte for byte as first sent, then the live ones to the stream\'s end, in the format of the request that made it.',
+          parameters: [
+            streamIdParameter,
+            { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})$' }, description: 'The id of the last frame received.' },
+            { name: 'starting_after', in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 999_999_999_999_999 }, description: 'The same as `Last-Event-ID`; both given and different: 400.' },
+          ],
+          responses: {
+            '200': {
+              description: 'The rest of the stream.',
+              headers: { 'x-request-id': headerRef('RequestId'), 'x-quantum-stream-id': headerRef('StreamId') },
+              content: { 'text/event-stream': { itemSchema: ref('ChatStreamEvent') } },
+            },
+            ...errorResponses([400, 401, 404, 500, 503]),
+          },
+        },
+      },
+      '/chat/completions/{id}': {
+        get: {
+          operationId: 'retrieveChatCompletion',
+          summary: 'The result of a resumable stream',
+          description: 'A finished resumable stream as the completion its chunks add up to; 409 `stream_in_progress` while it runs, and the error that ended it (409 `cancelled`, 502 `stream_lost`, …) for one that failed.',
+          parameters: [streamIdParameter],
+          responses: {
+            '200': { description: 'The completion.', headers: { 'x-request-id': headerRef('RequestId'), 'x-quantum-stream-id': headerRef('StreamId') }, content: jsonContent(ref('ChatCompletion')) },
+            ...errorResponses([401, 404, 409, 500, 502, 503]),
+          },
+        },
+      },
+      '/chat/completions/{id}/cancel': {
+        post: {
+          operationId: 'cancelChatCompletionStream',
+          summary: 'Cancel a resumable stream',
+          description: 'Stops the stream\'s generation (its readers get an error frame with code `cancelled`); usage is charged for what was produced. Idempotent.',
+          parameters: [streamIdParameter],
+          responses: {
+            '200': {
+              description: 'The stream\'s status.',
+              headers: { 'x-request-id': headerRef('RequestId'), 'x-quantum-stream-id': headerRef('StreamId') },
+              content: jsonContent(ref('ChatCompletionStreamStatus')),
+            },
+            ...errorResponses([401, 404, 500, 503]),
           },
         },
       },
@@ -240,6 +296,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `qc_live_…` or `qc_test_…` (test keys are answered by the deterministic reference engine).' } },
       headers: {
+        StreamId: { required: false, schema: { type: 'string', pattern: '^chatcmpl-' }, description: 'A resumable stream\'s id (decisions §4.7): resume it at `/chat/completions/{id}/stream`.' },
         RequestId: { required: true, schema: { type: 'string', minLength: 1 }, description: 'The request id: a sane incoming `x-request-id` is echoed, otherwise one is generated.' },
         ...Object.fromEntries(
           ['limit', 'remaining', 'reset'].flatMap((part) =>
@@ -256,6 +313,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         Model: toSchema(modelSchema, 'output'),
         ModelList: toSchema(modelListSchema, 'output'),
         ErrorEnvelope: toSchema(errorEnvelopeSchema, 'output'),
+        ChatCompletionStreamStatus: {
+          type: 'object',
+          required: ['id', 'object', 'status'],
+          properties: { id: { type: 'string' }, object: { const: 'chat.completion.stream' }, status: { enum: ['cancelled', 'completed', 'failed'] } },
+        },
       },
     },
   };

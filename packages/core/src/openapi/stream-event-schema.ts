@@ -20,7 +20,8 @@ export const streamDescription = [
   '`choices: []` and `usage`), then `data: [DONE]`. A failure after the first byte is `event: error`',
   '(ErrorEnvelope) and the stream ends without `[DONE]`. OpenAI format (`x-stream-format: openai`, or the',
   '`/compat/v1` prefix): the same chunks and errors as unnamed events. `: keep-alive` comments come while',
-  'nothing else is sent; they are not events.',
+  'nothing else is sent; they are not events. A resumable stream (`stream_options.resumable`) numbers each event',
+  '(`id:`) and starts with `retry: 1000`.',
 ].join(' ');
 
 /**
@@ -35,8 +36,8 @@ export const chatStreamEventSchema: JsonObject = {
   properties: {
     event: { type: 'string', description: 'The `event:` field; absent on unnamed events.' },
     data: { type: 'string', description: 'The `data:` field: JSON text, or `[DONE]` on the last event.' },
-    id: { type: 'string', description: 'Not sent by this server.' },
-    retry: { type: 'integer', minimum: 0, description: 'Not sent by this server.' },
+    id: { type: 'string', pattern: '^[1-9][0-9]*$', description: 'A resumable stream\'s frame number (1, 2, 3, …; decisions §4.7): the `Last-Event-ID` of a resume. Absent on other streams.' },
+    retry: { type: 'integer', minimum: 0, description: '`1000` on the first frame of a resumable stream; absent otherwise.' },
   },
   oneOf: [
     {

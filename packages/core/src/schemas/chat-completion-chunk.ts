@@ -22,6 +22,7 @@ export const chatCompletionChunkSchema = z.looseObject({
   object: z.string().nullish(),
   created: z.number().nullish(),
   model: z.string().nullish(),
+  system_fingerprint: z.string().nullish(),
   choices: z.array(
     z.looseObject({
       index: z.number().int().nonnegative().nullish(),

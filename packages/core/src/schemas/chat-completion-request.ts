@@ -38,7 +38,13 @@ export const chatCompletionRequestSchema = z.object({
   metadata: z.record(z.string().max(64), z.string().max(512)).meta({ maxProperties: maxMetadataEntries }).optional(),
   n: z.number().int().meta({ const: 1 }).optional(),
   parallel_tool_calls: z.boolean().optional(),
-  stream_options: z.object({ include_usage: z.boolean().nullish() }).optional(),
+  stream_options: z
+    .object({
+      include_usage: z.boolean().nullish(),
+      /** Keep the stream in the stream store, resumable after a dropped connection (decisions §4.7). */
+      resumable: z.boolean().nullish(),
+    })
+    .optional(),
   tools: z.array(toolDefinitionSchema).max(128).optional(),
   tool_choice: toolChoiceSchema.optional(),
   response_format: responseFormatSchema.optional(),

@@ -7,12 +7,16 @@ import { usageSchema } from './usage.js';
 export const finishReasonSchema = z.enum(['stop', 'length', 'tool_calls']);
 export type FinishReason = z.infer<typeof finishReasonSchema>;
 
-/** The assistant message of a response; `reasoning_content` comes before `content` (spec 2.6). */
+/**
+ * The assistant message of a response; `reasoning_content` comes before `content` (spec 2.6).
+ * `refusal` is always there, `null` (OpenAI's schema requires it; decisions §3).
+ */
 export const assistantResponseMessageSchema = z.object({
   role: z.literal('assistant'),
   reasoning_content: z.string().optional(),
   content: z.string().nullable(),
   tool_calls: z.array(toolCallSchema).optional(),
+  refusal: z.string().nullable(),
 });
 export type AssistantResponseMessage = z.infer<typeof assistantResponseMessageSchema>;
 
@@ -34,5 +38,7 @@ export const chatCompletionSchema = z.object({
   model: z.string(),
   choices: z.array(choiceSchema),
   usage: usageSchema,
+  /** The model's own fingerprint, when it reported one (an upstream that does; decisions §3). */
+  system_fingerprint: z.string().optional(),
 });
 export type ChatCompletion = z.infer<typeof chatCompletionSchema>;

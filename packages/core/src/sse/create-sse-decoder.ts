@@ -21,11 +21,41 @@ export interface SseDecoderCallbacks {
   onRetry?(milliseconds: number): void;
 }
 
+/** Options of {@link createSseDecoder}. */
+export interface SseDecoderOptions {
+  /**
+   * The longest line, and the longest `data` of one event, in UTF-16 code units; longer throws
+   * {@link SseEventTooLongError}. {@link defaultMaxSseEventLength} by default; `Infinity` for no limit.
+   */
+  maxEventLength?: number;
+}
+
+/**
+ * 16 Mi code units: far above any legitimate chunk, low enough that a stream which never ends
+ * its line (or its event) fails long before V8's string limit or the machine's memory.
+ */
+export const defaultMaxSseEventLength = 16 * 1024 * 1024;
+
+/** A line or an event longer than the decoder's `maxEventLength`: the stream is broken or hostile. */
+export class SseEventTooLongError extends Error {
+  override readonly name = 'SseEventTooLongError';
+  /** `line`: one line (of any field) ran past the limit; `event`: the data lines of one event did. */
+  readonly kind: 'line' | 'event';
+  readonly limit: number;
+
+  constructor(kind: 'line' | 'event', limit: number) {
+    super(`An event stream sent ${kind === 'line' ? 'a line' : 'an event'} longer than ${limit} characters.`);
+    this.kind = kind;
+    this.limit = limit;
+  }
+}
+
 /** An incremental SSE decoder: a pure state machine with no I/O. */
 export interface SseDecoder {
   /**
    * Decodes the next piece of the stream. Pieces may split the stream anywhere: inside a line,
-   * between the CR and LF of a CRLF, or (for bytes) inside a UTF-8 sequence.
+   * between the CR and LF of a CRLF, or (for bytes) inside a UTF-8 sequence. Throws
+   * {@link SseEventTooLongError} (after clearing the decoder) for a line or event over the limit.
    */
   feed(chunk: string | Uint8Array): void;
   /**
@@ -63,7 +93,8 @@ const streamOption: TextDecodeOptions = { stream: true };
  * decoder.feed('event: message\ndata: {"a"');
  * decoder.feed(':1}\n\n'); // logs: message {"a":1}
  */
-export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
+export function createSseDecoder(callbacks: SseDecoderCallbacks, options: SseDecoderOptions = {}): SseDecoder {
+  const maxLength = options.maxEventLength ?? defaultMaxSseEventLength;
   let textDecoder: TextDecoder | undefined;
   /** Bytes were fed since the last flush, so the TextDecoder may hold part of a character. */
   let bytesFed = false;
@@ -74,6 +105,8 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
    */
   let pendingHead = '';
   let pendingRest = '';
+  /** The length of the unfinished line (head and rope), checked against the limit as it grows. */
+  let pendingLength = 0;
   let atStreamStart = true;
   /** The previous text ended with a CR that ended a line: an LF right after it belongs to it. */
   let skipLeadingLf = false;
@@ -136,6 +169,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
         }
         const lineEnd = text.indexOf('\n', position);
         if (lineEnd === -1) break;
+        if (lineEnd - position > maxLength) tooLong('line');
         if (first === 100 && isDataField(text, position)) {
           const value = text.slice(text.charCodeAt(position + 5) === SPACE ? position + 6 : position + 5, lineEnd);
           // The usual frame, `data: …\n\n` with no other data buffered, dispatches directly.
@@ -146,8 +180,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
             callbacks.onEvent(event);
             continue;
           }
-          data = dataLines === 0 ? value : data + '\n' + value;
-          dataLines++;
+          appendData(value);
         } else if (first === 101 && isEventField(text, position)) {
           eventType = text.slice(text.charCodeAt(position + 6) === SPACE ? position + 7 : position + 6, lineEnd) || undefined;
         } else {
@@ -182,6 +215,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
           first = false;
           processPendingLine(text, position, lineEnd);
         } else {
+          if (lineEnd - position > maxLength) tooLong('line');
           processLine(text, position, lineEnd);
         }
         position = nextPosition;
@@ -193,22 +227,24 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
   /** Buffers `text` from `position` on as (part of) the unfinished last line. */
   function keepPending(text: string, position: number): void {
     const piece = position === 0 ? text : text.slice(position);
+    pendingLength += piece.length;
+    if (pendingLength > maxLength) tooLong('line');
     if (pendingHead === '') pendingHead = piece;
     else pendingRest += piece;
   }
 
   /** Completes the buffered partial line with `text[start, end)` and processes it. */
   function processPendingLine(text: string, start: number, end: number): void {
+    if (pendingLength + (end - start) > maxLength) tooLong('line');
     const head = pendingHead;
     const rest = start === end ? pendingRest : pendingRest + text.slice(start, end);
     pendingHead = '';
     pendingRest = '';
+    pendingLength = 0;
     if (head.length > 5 && startsWithData(head, 0)) {
       // A data line cut by chunk boundaries, the usual case. The value is left as a rope for the
       // consumer to flatten once, rather than flattening the whole line here to read "data:".
-      const value = (head.charCodeAt(5) === SPACE ? head.slice(6) : head.slice(5)) + rest;
-      data = dataLines === 0 ? value : data + '\n' + value;
-      dataLines++;
+      appendData((head.charCodeAt(5) === SPACE ? head.slice(6) : head.slice(5)) + rest);
       return;
     }
     const line = head + rest;
@@ -232,9 +268,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
       return;
     }
     if (startsWithData(text, start)) {
-      const value = text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end);
-      data = dataLines === 0 ? value : data + '\n' + value;
-      dataLines++;
+      appendData(text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end));
       return;
     }
     if (startsWithEvent(text, start)) {
@@ -254,8 +288,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
   function processField(field: string, value: string): void {
     switch (field) {
       case 'data':
-        data = dataLines === 0 ? value : data + '\n' + value;
-        dataLines++;
+        appendData(value);
         break;
       case 'event':
         eventType = value || undefined;
@@ -269,6 +302,23 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
       default:
       // Unknown fields are ignored (WHATWG).
     }
+  }
+
+  /** Adds a data line to the event being built. */
+  function appendData(value: string): void {
+    if (dataLines === 0) {
+      data = value;
+    } else {
+      if (data.length + 1 + value.length > maxLength) tooLong('event');
+      data = data + '\n' + value;
+    }
+    dataLines++;
+  }
+
+  /** Lets go of everything buffered (the stream cannot go on), then throws. */
+  function tooLong(kind: 'line' | 'event'): never {
+    clear();
+    throw new SseEventTooLongError(kind, maxLength);
   }
 
   function dispatchEvent(): void {
@@ -288,6 +338,7 @@ export function createSseDecoder(callbacks: SseDecoderCallbacks): SseDecoder {
     generation++;
     pendingHead = '';
     pendingRest = '';
+    pendingLength = 0;
     atStreamStart = true;
     skipLeadingLf = false;
     data = '';

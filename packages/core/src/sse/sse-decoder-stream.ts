@@ -1,7 +1,7 @@
-import { createSseDecoder, type SseDecoder, type SseDecoderCallbacks, type SseEvent } from './create-sse-decoder.js';
+import { createSseDecoder, type SseDecoder, type SseDecoderCallbacks, type SseDecoderOptions, type SseEvent } from './create-sse-decoder.js';
 
 /** Options of {@link SseDecoderStream}: the decoder callbacks other than events, which the stream yields. */
-export interface SseDecoderStreamOptions {
+export interface SseDecoderStreamOptions extends SseDecoderOptions {
   onComment?: SseDecoderCallbacks['onComment'];
   onRetry?: SseDecoderCallbacks['onRetry'];
 }
@@ -17,7 +17,7 @@ export interface SseDecoderStreamOptions {
  */
 export class SseDecoderStream extends TransformStream<string | Uint8Array, SseEvent> {
   constructor(options: SseDecoderStreamOptions = {}) {
-    const { onComment, onRetry } = options;
+    const { onComment, onRetry, maxEventLength } = options;
     // start() runs inside super(), before any chunk arrives.
     let decoder!: SseDecoder;
     super({
@@ -26,7 +26,7 @@ export class SseDecoderStream extends TransformStream<string | Uint8Array, SseEv
           onEvent: (event) => controller.enqueue(event),
           ...(onComment === undefined ? {} : { onComment }),
           ...(onRetry === undefined ? {} : { onRetry }),
-        });
+        }, maxEventLength === undefined ? {} : { maxEventLength });
       },
       transform(chunk) {
         decoder.feed(chunk);

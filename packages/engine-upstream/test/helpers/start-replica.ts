@@ -9,7 +9,9 @@ export type ReplicaMode =
   | { kind: 'status'; status: number; retryAfterMs?: number }
   | { kind: 'hang' }
   /** Answers 200 and some chunks, then drops the connection. */
-  | { kind: 'break-after'; chunks: number };
+  | { kind: 'break-after'; chunks: number }
+  /** Answers as `then` a request whose body `matches` (a poison prompt, a huge one), as `otherwise` the rest. */
+  | { kind: 'when'; matches: (body: string) => boolean; then: ReplicaMode; otherwise: ReplicaMode };
 
 /** An OpenAI-compatible stand-in on 127.0.0.1 that can be switched, killed and started again on its port. */
 export interface Replica {
@@ -27,9 +29,10 @@ export interface Replica {
   close(): Promise<void>;
 }
 
-async function answer(replica: Replica, response: ServerResponse): Promise<void> {
-  const mode = replica.mode;
+async function answer(replica: Replica, response: ServerResponse, body: string, mode = replica.mode): Promise<void> {
   switch (mode.kind) {
+    case 'when':
+      return answer(replica, response, body, mode.matches(body) ? mode.then : mode.otherwise);
     case 'hang':
       return; // headers never come: the engine's first-token timer decides
     case 'status':
@@ -84,8 +87,9 @@ export async function startReplica(name: string, mode: ReplicaMode = { kind: 'ok
     async start() {
       const next = createServer((request, response) => {
         replica.received++;
-        request.resume();
-        request.once('end', () => void answer(replica, response).catch(() => response.destroy()));
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.once('end', () => void answer(replica, response, Buffer.concat(chunks).toString('utf8')).catch(() => response.destroy()));
       });
       next.on('connection', (socket) => {
         sockets.add(socket);

@@ -70,6 +70,26 @@ describe.skipIf(!chromiumAvailable)('the playground in headless Chromium, agains
     await screenshot(page, 'reasoner-finished');
   });
 
+  it('should show "reconnecting…" when the connection drops mid-stream, and resume the answer where it was', async () => {
+    const { page, context } = await openPlayground(server.testKey);
+    await page.selectOption('#model', 'quantum-lite');
+    await send(page, 'Write a long essay about rivers.');
+    await page.waitForFunction(() => (document.querySelector('.message.assistant.streaming .content')?.textContent ?? '').length >= 20);
+    // The network goes away (a train tunnel): the stream's connection fails.
+    await context.setOffline(true);
+    await page.waitForSelector('.message.assistant .reconnecting', { timeout: 10_000 });
+    expect(await text(page, '.message.assistant .reconnecting')).toBe('reconnecting…');
+    await screenshot(page, 'reconnecting');
+    await context.setOffline(false);
+    await page.waitForSelector('.message.assistant:not(.streaming)', { timeout: 60_000 });
+    expect(await page.locator('.message.assistant .reconnecting').count()).toBe(0);
+    expect(await page.locator('.message.assistant .error-type').count()).toBe(0);
+    const answer = await text(page, '.message.assistant .content');
+    // One answer, no gap and no repeat: the reference engine's essay reads as it would uninterrupted.
+    expect(answer.length).toBeGreaterThan(100);
+    expect(await text(page, '.message.assistant .message-meta')).toMatch(/^finish_reason: (stop|length)/u);
+  });
+
   it('should show a tool call with its arguments, send back a result, and show the final answer', async () => {
     const { page } = await openPlayground(server.testKey);
     await page.selectOption('#model', 'quantum-flash');

@@ -23,6 +23,8 @@ export interface AssistantTurn {
   showToolCalls(calls: ToolCall[], onResult: (call: ToolCall, result: string) => void): void;
   fail(details: ErrorDetails, retry: () => void): void;
   stopped(): void;
+  /** Shows (or hides) "reconnecting…" while a resumable stream's dropped connection is re-opened. */
+  reconnecting(active: boolean): void;
 }
 
 /**
@@ -78,6 +80,7 @@ export function createAssistantTurn(model: string): AssistantTurn {
   let toolCallList: HTMLElement | undefined;
 
   const end = () => element.classList.remove('streaming');
+  let reconnectingNote: HTMLElement | undefined;
 
   function toolCallView(index: number) {
     let view = toolCalls.get(index);
@@ -114,6 +117,14 @@ export function createAssistantTurn(model: string): AssistantTurn {
       if (fragment.name) view.name.textContent = fragment.name;
       if (fragment.id) view.id.textContent = fragment.id;
       view.argumentsText.append(fragment.argumentsDelta);
+    },
+    reconnecting(active) {
+      if (!active) {
+        reconnectingNote?.remove();
+        reconnectingNote = undefined;
+        return;
+      }
+      reconnectingNote ??= body.appendChild(h('div', { class: 'message-meta reconnecting', role: 'status' }, 'reconnecting…'));
     },
     finish(finishReason, usage) {
       end();

@@ -23,7 +23,11 @@ export async function runTurn(client: ChatClient, request: ChatCompletionCreateP
       turn.finish(choice?.finish_reason ?? null, completion.usage ?? null);
       return { kind: 'answer', content: message?.content ?? '', toolCalls: message?.tool_calls ?? [] };
     }
-    const events = client.chat.completions.stream(request, { signal });
+    // Resumable: a dropped connection (a network change, a sleeping laptop) is re-opened where it was.
+    const events = client.chat.completions.stream(
+      { ...request, stream_options: { ...request.stream_options, resumable: true } },
+      { signal, onResume: ({ state }) => turn.reconnecting(state === 'reconnecting') },
+    );
     for await (const event of events) {
       if (event.type === 'reasoning') turn.addReasoning(event.text);
       else if (event.type === 'content') turn.addContent(event.text);
@@ -33,6 +37,7 @@ export async function runTurn(client: ChatClient, request: ChatCompletionCreateP
     turn.finish(collected.finishReason, collected.usage);
     return { kind: 'answer', content: collected.content, toolCalls: collected.toolCalls };
   } catch (error) {
+    turn.reconnecting(false);
     if (APIUserAbortError.isInstance(error)) {
       turn.stopped();
       return { kind: 'stopped' };

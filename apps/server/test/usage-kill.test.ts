@@ -1,0 +1,222 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPostgresKeyStore, createSqliteKeyStore, issueApiKey, type KeyStore, type UsageRecord } from '@quantum-chat/access-control';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { postgresAvailable, postgresSkipMessage, startPostgresServer } from '../../../packages/access-control/test/postgres-server.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
+import { decodeSse } from './sse.js';
+
+if (!postgresAvailable) console.warn(postgresSkipMessage);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What a client got of one request: `received` only for a complete answer (a JSON body, or a stream ending with [DONE]). */
+interface Received {
+  requestId: string;
+  status: number;
+  received: boolean;
+  completionTokens: number;
+}
+
+let sequence = 0;
+/** Requests in flight per server origin: a kill is aimed at a moment some are. */
+const inFlightAt = new Map<string, number>();
+
+async function ask(server: ServerProcess, key: string, stream: boolean): Promise<Received> {
+  const requestId = `kill-${++sequence}-${Date.now()}`;
+  inFlightAt.set(server.origin, (inFlightAt.get(server.origin) ?? 0) + 1);
+  try {
+    return await askOnce(server, key, stream, requestId);
+  } finally {
+    inFlightAt.set(server.origin, inFlightAt.get(server.origin)! - 1);
+  }
+}
+
+/** Waits (up to 2 s) until `server` has at least `count` requests in flight. */
+async function whileBusy(server: ServerProcess, count: number): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while ((inFlightAt.get(server.origin) ?? 0) < count && Date.now() < deadline) await sleep(0);
+}
+
+async function askOnce(server: ServerProcess, key: string, stream: boolean, requestId: string): Promise<Received> {
+  try {
+    const response = await fetch(`${server.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+      body: JSON.stringify({
+        model: 'quantum-lite',
+        messages: [{ role: 'user', content: `Explain usage ledgers and crashes, request ${sequence}.` }],
+        max_tokens: 16 + (sequence % 24),
+        stream,
+        ...(stream ? { stream_options: { include_usage: true } } : {}),
+      }),
+    });
+    const text = await response.text();
+    if (response.status !== 200) return { requestId, status: response.status, received: false, completionTokens: 0 };
+    if (stream) {
+      if (!text.endsWith('data: [DONE]\n\n')) return { requestId, status: 200, received: false, completionTokens: 0 };
+      let completionTokens = 0;
+      for (const event of decodeSse(text)) if (event.data !== '[DONE]') completionTokens = (JSON.parse(event.data) as { usage?: { completion_tokens: number } }).usage?.completion_tokens ?? completionTokens;
+      return { requestId, status: 200, received: true, completionTokens };
+    }
+    return { requestId, status: 200, received: true, completionTokens: (JSON.parse(text) as { usage: { completion_tokens: number } }).usage.completion_tokens };
+  } catch {
+    // The instance died under the request: a reset connection or a truncated body.
+    return { requestId, status: 0, received: false, completionTokens: 0 };
+  }
+}
+
+/**
+ * Sends requests from `concurrency` clients (JSON and streams alternately) to the live
+ * servers until `stop()` says so; a client whose server died moves to another one.
+ */
+function load(servers: () => ServerProcess[], key: string, concurrency: number, stop: (results: Received[]) => boolean, results: Received[] = []): Promise<Received[]> {
+  const client = async (index: number) => {
+    let turn = index;
+    while (!stop(results)) {
+      const live = servers();
+      if (live.length === 0) return;
+      const server = live[turn++ % live.length]!;
+      results.push(await ask(server, key, turn % 2 === 0));
+    }
+  };
+  return Promise.all(Array.from({ length: concurrency }, (_, index) => client(index))).then(() => results);
+}
+
+/** Waits until no row is left unsettled (the survivors settle a dead instance's rows after abandonedAfterMs). */
+async function settledLedger(store: KeyStore, organisation: string, timeoutMs: number): Promise<UsageRecord[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await store.listUsage({ organisation });
+    if (rows.every((row) => row.settled)) return rows;
+    if (Date.now() > deadline) throw new Error(`${rows.filter((row) => !row.settled).length} rows still unsettled.`);
+    await sleep(200);
+  }
+}
+
+/**
+ * The ledger against what clients received: every complete answer has its settled row with the
+ * tokens the client saw (rows lost: 0); the other rows belong to requests in flight at a kill
+ * (committed just before it, or settled from their last count), each charged once.
+ */
+function compare(results: Received[], rows: UsageRecord[]) {
+  const byRequest = new Map<string, UsageRecord[]>();
+  for (const row of rows) byRequest.set(row.requestId, [...(byRequest.get(row.requestId) ?? []), row]);
+  const received = results.filter((result) => result.received);
+  const receivedIds = new Set(received.map((result) => result.requestId));
+  const matching = (result: Received) => byRequest.get(result.requestId)?.find((row) => row.settled && !row.abandoned && !row.interrupted && row.status === 200 && row.completionTokens === result.completionTokens);
+  const inFlight = results.filter((result) => !result.received);
+  const inFlightIds = new Set(inFlight.map((result) => result.requestId));
+  const receivedRows = rows.filter((row) => receivedIds.has(row.requestId));
+  return {
+    requests: results.length,
+    received: received.length,
+    receivedTokens: received.reduce((sum, result) => sum + result.completionTokens, 0),
+    rows: receivedRows.length,
+    rowTokens: receivedRows.reduce((sum, row) => sum + row.completionTokens, 0),
+    rowsLost: received.filter((result) => matching(result) === undefined).length,
+    chargedTwice: [...byRequest.values()].filter((list) => list.length > 1).length,
+    inFlight: inFlight.length,
+    inFlightRows: rows.filter((row) => inFlightIds.has(row.requestId)).length,
+    /** Rows of no request a client sent: must be none. */
+    strayRows: rows.filter((row) => !receivedIds.has(row.requestId) && !inFlightIds.has(row.requestId)).length,
+  };
+}
+
+const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low + 1));
+
+describe('usage is durable before the answer: SIGKILL under load', { timeout: 240_000 }, () => {
+  it('should lose no row of an answered request: one instance on SQLite, three kills at random points', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'quantum-chat-kill-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const dataDir = join(root, 'data');
+    mkdirSync(dataDir, { mode: 0o700 });
+    const store = createSqliteKeyStore(join(dataDir, 'quantum-chat.sqlite'));
+    onTestFinished(() => store.close());
+    await store.createOrganisation({ name: 'billed', plan: 'elite', limits: { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: null } });
+    const { key } = await issueApiKey(store, { organisation: 'billed', kind: 'live' });
+    const config = { dataDir, store: { abandonedAfterMs: 1500, usageFlushIntervalMs: 100 }, reference: { tokensPerSecond: 2000 } };
+
+    const results: Received[] = [];
+    for (let kill = 0; kill < 3; kill++) {
+      const server = await startServerProcess(config, { LOG_LEVEL: 'warn' });
+      onTestFinished(() => server.dispose());
+      let alive = true;
+      const round: Received[] = [];
+      const answersBeforeKill = randomBetween(40, 110);
+      const killer = (async () => {
+        while (round.filter((result) => result.received).length < answersBeforeKill) await sleep(1);
+        // A random moment within the next answers, with requests in flight: mid-write, mid-stream.
+        await sleep(randomBetween(0, 15));
+        await whileBusy(server, 2);
+        alive = false;
+        server.child.kill('SIGKILL');
+      })();
+      await load(() => (alive ? [server] : []), key, 4, () => !alive, round);
+      await killer;
+      await server.exited;
+      results.push(...round);
+    }
+    // A survivor settles what the dead instances left running, once abandonedAfterMs passed.
+    const survivor = await startServerProcess(config, { LOG_LEVEL: 'warn' });
+    onTestFinished(() => survivor.dispose());
+    const rows = await settledLedger(store, 'billed', 20_000);
+    const figures = compare(results, rows);
+    console.log(`SQLite, 1 instance, 3 SIGKILLs: ${JSON.stringify(figures)}`);
+    expect(figures.received).toBeGreaterThan(100);
+    expect(figures.rowsLost).toBe(0);
+    expect(figures.rows).toBe(figures.received);
+    expect(figures.rowTokens).toBe(figures.receivedTokens);
+    expect(figures.chargedTwice).toBe(0);
+    expect(figures.strayRows).toBe(0);
+    expect(figures.inFlightRows).toBeLessThanOrEqual(figures.inFlight);
+  });
+
+  it.skipIf(!postgresAvailable)('should lose no row of an answered request: three instances on PostgreSQL, one killed at a random point', async () => {
+    const pg = await startPostgresServer();
+    onTestFinished(() => pg.stop());
+    const databaseUrl = await pg.createDatabase();
+    const store = createPostgresKeyStore(databaseUrl);
+    onTestFinished(() => store.close());
+    await store.migrate();
+    await store.createOrganisation({ name: 'billed', plan: 'elite', limits: { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: null } });
+    const { key } = await issueApiKey(store, { organisation: 'billed', kind: 'live' });
+    const config = { store: { abandonedAfterMs: 1500, usageFlushIntervalMs: 100 }, reference: { tokensPerSecond: 2000 } };
+    const servers = await Promise.all([0, 1, 2].map(() => startServerProcess(config, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' })));
+    for (const server of servers) onTestFinished(() => server.dispose());
+
+    const live = new Set([0, 1, 2]);
+    const total = 300;
+    const killAfter = randomBetween(90, 210);
+    let answered = 0;
+    const killer = (async () => {
+      while (answered < killAfter) await sleep(1);
+      await sleep(randomBetween(0, 15));
+      await whileBusy(servers[2]!, 2);
+      live.delete(2);
+      servers[2]!.child.kill('SIGKILL');
+    })();
+    const results = await load(
+      () => [...live].map((index) => servers[index]!),
+      key,
+      9,
+      (done) => {
+        answered = done.filter((result) => result.received).length;
+        return done.length >= total;
+      },
+    );
+    await killer;
+    expect(await servers[2]!.exited).toBe('SIGKILL');
+    const rows = await settledLedger(store, 'billed', 20_000);
+    const figures = compare(results, rows);
+    console.log(`PostgreSQL, 3 instances, 1 SIGKILL after ${killAfter} answers: ${JSON.stringify(figures)}`);
+    expect(figures.received).toBeGreaterThan(200);
+    expect(figures.rowsLost).toBe(0);
+    expect(figures.rows).toBe(figures.received);
+    expect(figures.rowTokens).toBe(figures.receivedTokens);
+    expect(figures.chargedTwice).toBe(0);
+    expect(figures.strayRows).toBe(0);
+    expect(figures.inFlightRows).toBeLessThanOrEqual(figures.inFlight);
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryStreamStore } from './memory-stream-store.js';
+
+const meta = { owner: 'acme:live', kind: 'chat:quantum', createdAt: 0 };
+const frame = (seq: number) => `id: ${seq}\nevent: message\ndata: {"n":${seq}}\n\n`;
+
+function writeStream(store: ReturnType<typeof createMemoryStreamStore>, id: string, frames: number): number {
+  store.create(id, meta);
+  let chars = 0;
+  for (let seq = 1; seq <= frames; seq++) {
+    store.append(id, [{ seq, frame: frame(seq) }]);
+    chars += frame(seq).length;
+  }
+  store.end(id);
+  return chars;
+}
+
+describe('createMemoryStreamStore', () => {
+  it('should hold 1,000 finished streams within the retention, and exactly their frames', async () => {
+    const store = createMemoryStreamStore();
+    let total = 0;
+    for (let index = 0; index < 1000; index++) total += writeStream(store, `s${index}`, 50);
+    expect(store.size()).toEqual({ streams: 1000, chars: total });
+    expect((await store.readAll('s999'))?.length).toBe(50);
+  });
+
+  it('should forget ended streams after the retention, and the oldest first past maxRetainedChars', async () => {
+    let time = 0;
+    const store = createMemoryStreamStore({ retentionMs: 1000, maxRetainedChars: 10_000, now: () => time });
+    const perStream = writeStream(store, 'first', 50);
+    for (let index = 0; index < 20; index++) writeStream(store, `s${index}`, 50);
+    // Past the bound: whole streams went, oldest first, until the rest fit.
+    expect(store.size().chars).toBeLessThanOrEqual(10_000);
+    expect(store.size().streams).toBe(Math.floor(10_000 / perStream));
+    expect(await store.describe('first')).toBeUndefined();
+    expect(await store.describe('s19')).toBeDefined();
+    time += 1000;
+    expect(await store.describe('s19')).toBeUndefined();
+    store.create('next', meta);
+    expect(store.size().streams).toBe(1);
+  });
+
+  it('should keep a running stream whatever its age, and wake its followers as frames come', async () => {
+    let time = 0;
+    const store = createMemoryStreamStore({ retentionMs: 10, now: () => time });
+    store.create('live', meta);
+    const follower = store.follow('live', { after: 0 });
+    const pending = follower.next();
+    time += 1_000_000;
+    store.append('live', [{ seq: 1, frame: frame(1) }, { seq: 2, frame: frame(2) }]);
+    expect((await pending).value).toEqual({ text: frame(1) + frame(2), lastSeq: 2, last: false });
+    store.end('live');
+    expect((await follower.next()).value).toEqual({ text: '', lastSeq: 2, last: true });
+    await expect(store.follow('live', { after: 1 }).next()).resolves.toMatchObject({ value: { text: frame(2), last: true } });
+  });
+});

@@ -1,0 +1,275 @@
+import type { StreamChunk, StreamFrame, StreamFollowOptions, StreamInfo, StreamMeta, StreamStore } from './stream-store.js';
+
+export interface MemoryStreamStoreOptions {
+  /** How long a stream is kept after its end; 10 minutes by default. */
+  retentionMs?: number;
+  /**
+   * The frames of ended streams kept at most, in UTF-16 code units (about bytes for the
+   * ASCII of JSON frames); past it the streams that ended first are forgotten early. 256 Mi by default.
+   */
+  maxRetainedChars?: number;
+  /** Milliseconds since the epoch; injected by tests. */
+  now?: () => number;
+}
+
+const done: IteratorResult<StreamChunk> = { done: true, value: undefined };
+
+/**
+ * One stream's frames and the followers waiting for the next ones. Once it ended its frames
+ * are kept as one flat string and their end offsets: a thousand retained streams are then a
+ * few thousand objects for the collector to walk, not a few hundred thousand small strings
+ * (retained frames were most of a resumable stream's extra CPU, in garbage collection).
+ */
+class MemoryStream {
+  readonly meta: StreamMeta;
+  /** The frames while the stream runs; `undefined` once it ended (see `text`). */
+  parts: string[] | undefined = [];
+  /** All frames, once the stream ended. */
+  text = '';
+  /** The end offset of each frame in `text` (kept from the start: a frame's offset is its seq's). */
+  readonly ends: number[] = [];
+  ended = false;
+  chars = 0;
+  waiters: Array<() => void> = [];
+  cancelListeners: Array<() => void> = [];
+
+  constructor(meta: StreamMeta) {
+    this.meta = meta;
+  }
+
+  get count(): number {
+    return this.ends.length;
+  }
+
+  /** The frames after the first `from`, as one string. */
+  from(from: number): string {
+    const parts = this.parts;
+    if (parts !== undefined) return from === parts.length - 1 ? parts[from]! : parts.slice(from).join('');
+    return this.text.slice(from === 0 ? 0 : this.ends[from - 1], this.text.length);
+  }
+
+  /** Frame `index` (0-based). */
+  frame(index: number): string {
+    if (this.parts !== undefined) return this.parts[index]!;
+    return this.text.slice(index === 0 ? 0 : this.ends[index - 1], this.ends[index]);
+  }
+
+  push(frame: string): void {
+    this.parts!.push(frame);
+    this.ends.push(this.chars + frame.length);
+    this.chars += frame.length;
+  }
+
+  seal(): void {
+    this.ended = true;
+    this.text = this.parts!.join('');
+    this.parts = undefined;
+  }
+
+  #wakeScheduled = false;
+
+  /**
+   * Wakes the followers on the next timer turn, not at once: the frames an engine produces in
+   * the meantime go to them in one read (and one socket write) instead of one each. The end
+   * wakes them at once.
+   */
+  wake(now = false): void {
+    if (this.waiters.length === 0) return;
+    if (now) {
+      this.#flush();
+      return;
+    }
+    if (this.#wakeScheduled) return;
+    this.#wakeScheduled = true;
+    setTimeout(this.#flush, 0);
+  }
+
+  readonly #flush = (): void => {
+    this.#wakeScheduled = false;
+    const waiters = this.waiters;
+    if (waiters.length === 0) return;
+    this.waiters = [];
+    for (const waiter of waiters) waiter();
+  };
+}
+
+/** Reads one stream from a position: everything at hand in one chunk, then waits for more. */
+class MemoryFollower implements AsyncIterator<StreamChunk> {
+  readonly #stream: MemoryStream;
+  #position: number;
+  #closed = false;
+  #wake: (() => void) | undefined;
+
+  constructor(stream: MemoryStream, after: number) {
+    this.#stream = stream;
+    this.#position = Math.max(0, after);
+  }
+
+  next(): Promise<IteratorResult<StreamChunk>> {
+    const step = this.#take();
+    if (step !== undefined) return Promise.resolve(step);
+    return new Promise((resolve) => {
+      // Resolved with the step itself, not with another promise: two turns of the microtask queue less per frame.
+      this.#wake = () => {
+        this.#wake = undefined;
+        const next = this.#take();
+        if (next !== undefined) resolve(next);
+        else resolve(this.next());
+      };
+      this.#stream.waiters.push(this.#wake);
+    });
+  }
+
+  /** What is at hand: the frames after the position, the end, or `undefined` (wait). */
+  #take(): IteratorResult<StreamChunk> | undefined {
+    if (this.#closed) return done;
+    const stream = this.#stream;
+    const count = stream.count;
+    if (this.#position < count) {
+      const text = stream.from(this.#position);
+      this.#position = count;
+      if (stream.ended) this.#closed = true;
+      return { done: false, value: { text, lastSeq: count, last: stream.ended } };
+    }
+    if (stream.ended) {
+      this.#closed = true;
+      return { done: false, value: { text: '', lastSeq: count, last: true } };
+    }
+    return undefined;
+  }
+
+  return(): Promise<IteratorResult<StreamChunk>> {
+    this.#closed = true;
+    const wake = this.#wake;
+    if (wake !== undefined) {
+      const waiters = this.#stream.waiters;
+      const index = waiters.indexOf(wake);
+      if (index !== -1) waiters.splice(index, 1);
+      wake();
+    }
+    return Promise.resolve(done);
+  }
+}
+
+export interface MemoryStreamStore extends StreamStore {
+  /** Whether this store holds the stream (a shared store serves its own streams from here). */
+  has(id: string): boolean;
+  /** Streams held, running and ended, and the characters of their frames (for metrics and tests). */
+  size(): { streams: number; chars: number };
+}
+
+/**
+ * Streams in this process's memory: enough for one instance (decisions §4.7). Ended streams
+ * are forgotten after the retention, or earlier, oldest first, past `maxRetainedChars`; no
+ * timer runs, each write sweeps what expired.
+ *
+ * @example
+ * const handler = createChatHandler({ engine, accessControl, streams: { store: createMemoryStreamStore({ retentionMs: 60_000 }) } });
+ */
+export function createMemoryStreamStore(options: MemoryStreamStoreOptions = {}): MemoryStreamStore {
+  const retentionMs = options.retentionMs ?? 600_000;
+  const maxRetainedChars = options.maxRetainedChars ?? 256 * 1024 * 1024;
+  const now = options.now ?? Date.now;
+  const streams = new Map<string, MemoryStream>();
+  /** Ended streams in the order they ended (the retention is one length for all: also the order they expire). */
+  const endedQueue: Array<{ id: string; expiresAt: number }> = [];
+  let endedHead = 0;
+  let retainedChars = 0;
+  let totalChars = 0;
+  const expiries = new Map<string, number>();
+
+  function forget(id: string): void {
+    const stream = streams.get(id);
+    if (stream === undefined) return;
+    streams.delete(id);
+    expiries.delete(id);
+    totalChars -= stream.chars;
+    if (stream.ended) retainedChars -= stream.chars;
+  }
+
+  function sweep(): void {
+    const time = now();
+    while (endedHead < endedQueue.length) {
+      const head = endedQueue[endedHead]!;
+      if (head.expiresAt > time && retainedChars <= maxRetainedChars) break;
+      forget(head.id);
+      endedHead++;
+    }
+    // Drop the consumed part of the queue now and then, not per shift.
+    if (endedHead > 1024 && endedHead * 2 > endedQueue.length) {
+      endedQueue.splice(0, endedHead);
+      endedHead = 0;
+    }
+  }
+
+  function live(id: string): MemoryStream | undefined {
+    const stream = streams.get(id);
+    if (stream === undefined) return undefined;
+    // Read-time check too: a quiet store sweeps nothing, but an expired stream is gone all the same.
+    if (stream.ended && now() >= (expiries.get(id) ?? Number.POSITIVE_INFINITY)) return undefined;
+    return stream;
+  }
+
+  return {
+    create(id, meta) {
+      sweep();
+      streams.set(id, new MemoryStream(meta));
+    },
+    append(id, frames: readonly StreamFrame[]) {
+      const stream = streams.get(id);
+      if (stream === undefined || stream.ended) return;
+      for (const { frame } of frames) {
+        stream.push(frame);
+        totalChars += frame.length;
+      }
+      stream.wake();
+    },
+    end(id) {
+      const stream = streams.get(id);
+      if (stream === undefined || stream.ended) return;
+      stream.seal();
+      stream.cancelListeners = [];
+      retainedChars += stream.chars;
+      const expiresAt = now() + retentionMs;
+      expiries.set(id, expiresAt);
+      endedQueue.push({ id, expiresAt });
+      stream.wake(true);
+      sweep();
+    },
+    async describe(id): Promise<StreamInfo | undefined> {
+      const stream = live(id);
+      if (stream === undefined) return undefined;
+      return { meta: stream.meta, state: stream.ended ? 'ended' : 'running', lastSeq: stream.count };
+    },
+    follow(id, followOptions: StreamFollowOptions) {
+      const stream = live(id);
+      if (stream === undefined) return { next: () => Promise.resolve(done), return: () => Promise.resolve(done) };
+      return new MemoryFollower(stream, followOptions.after);
+    },
+    async readAll(id) {
+      const stream = live(id);
+      if (stream === undefined) return undefined;
+      return Array.from({ length: stream.count }, (_, index) => ({ seq: index + 1, frame: stream.frame(index) }));
+    },
+    async requestCancel(id) {
+      const stream = live(id);
+      if (stream === undefined || stream.ended) return;
+      for (const listener of stream.cancelListeners.splice(0)) listener();
+    },
+    onCancel(id, listener) {
+      const stream = streams.get(id);
+      if (stream === undefined || stream.ended) return () => undefined;
+      stream.cancelListeners.push(listener);
+      return () => {
+        const index = stream.cancelListeners.indexOf(listener);
+        if (index !== -1) stream.cancelListeners.splice(index, 1);
+      };
+    },
+    has(id) {
+      return live(id) !== undefined;
+    },
+    size() {
+      return { streams: streams.size, chars: totalChars };
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { QuantumChatError } from '../errors/quantum-chat-error.js';
+import { toErrorEnvelope } from '../errors/to-error-envelope.js';
+import type { ErrorCode } from '../errors/error-codes.js';
+
+/** What a resumable stream's first frame starts with: clients reconnect after a second (EventSource's own default is 3 s). */
+export const retryField = 'retry: 1000\n';
+
+/**
+ * Splits encoded SSE text into its frames (each ends with a blank line; a JSON `data:` line
+ * never holds a raw line break, so a blank line only ever ends a frame).
+ */
+export function splitFrames(text: string): string[] {
+  const frames: string[] = [];
+  let start = 0;
+  for (let end = text.indexOf('\n\n'); end !== -1; end = text.indexOf('\n\n', start)) {
+    frames.push(text.slice(start, end + 2));
+    start = end + 2;
+  }
+  return frames;
+}
+
+/** The error frame of a stream of `kind`, in its wire format (the spec's `event: error`, or a bare `data:` for OpenAI's). */
+export function encodeErrorFrame(kind: string, error: unknown): string {
+  const data = `data: ${JSON.stringify(toErrorEnvelope(error))}\n\n`;
+  return kind.endsWith(':openai') ? data : `event: error\n${data}`;
+}
+
+/** A stream error of ours, as an error frame carries it. */
+export function streamError(code: ErrorCode, message: string): QuantumChatError {
+  return new QuantumChatError(code, message);
+}
