@@ -191,14 +191,15 @@ export function createAdminService(options: AdminServiceOptions) {
     /** The checks of `createKey` without its effects, for callers that prepare something first (the CLI creates a missing organisation). */
     checkKeyRequest(input: unknown): void {
       const request = body(createKeyRequestSchema, input);
-      futureTime(request.expires_at, 'expires_at');
+      // What the document states (the model enum) first, then the rule in its words (the future).
       checkModels(request.allowed_models, 'allowed_models');
+      futureTime(request.expires_at, 'expires_at');
     },
 
     async createKey(input: unknown, by: AdminActor): Promise<CreatedApiKey> {
       const request = body(createKeyRequestSchema, input);
-      const expiresAt = futureTime(request.expires_at, 'expires_at');
       const allowedModels = checkModels(request.allowed_models, 'allowed_models');
+      const expiresAt = futureTime(request.expires_at, 'expires_at');
       await requireOrganisation(request.organisation, 'organisation');
       const kind = request.kind ?? 'live';
       const { key, record } = await issueApiKey(store, {
@@ -225,8 +226,8 @@ export function createAdminService(options: AdminServiceOptions) {
 
     async updateKey(id: string, input: unknown, by: AdminActor): Promise<ApiKeyObject> {
       const request = body(updateKeyRequestSchema, input);
-      const expiresAt = futureTime(request.expires_at, 'expires_at');
       const allowedModels = checkModels(request.allowed_models, 'allowed_models');
+      const expiresAt = futureTime(request.expires_at, 'expires_at');
       const key = await requireKey(id);
       requireChangeable(key, 'changed');
       requireUnexpired(key);

@@ -10,11 +10,20 @@ export interface Mutation {
   path: Path;
   /** Where, as a JavaScript-style path (`body.messages[0].role`), and what was done. */
   description: string;
+  /**
+   * Every place a refusal may name: `path`, and, when the changed value is still valid for its
+   * field and breaks a rule across fields of the object holding it (an `anyOf`, `if`/`then`),
+   * that object and each field the rule names. The same body then comes from breaking any of
+   * them (`logprobs: null, top_logprobs: 7`), so none is the one at fault.
+   */
+  atFault: Path[];
 }
 
 /** A place in a valid value, with the schemas that govern it there. */
 interface Place {
   path: Path;
+  /** The schema the place was reached by (its property's, its items'), before branches are picked. */
+  own: unknown;
   schemas: Schema[];
 }
 
@@ -45,7 +54,7 @@ function governing(schema: unknown, value: unknown, context: SchemaContext, seen
 /** Every place of a value that its schema governs: the value itself, each property, each item. */
 function placesOf(schema: unknown, value: unknown, context: SchemaContext, path: Path = []): Place[] {
   const schemas = governing(schema, value, context);
-  const places: Place[] = [{ path, schemas }];
+  const places: Place[] = [{ path, own: schema, schemas }];
   if (Array.isArray(value)) {
     const items = schemas.map((candidate) => candidate.items).find((items) => items !== undefined);
     if (items !== undefined) value.forEach((item, index) => places.push(...placesOf(items, item, context, [...path, index])));
@@ -120,6 +129,41 @@ function violations(place: Place, current: unknown): { what: string; replace: ()
   return found;
 }
 
+/** Keywords whose subschemas state rules across the properties of one object. */
+const crossFieldKeywords = ['anyOf', 'oneOf', 'allOf', 'if', 'then', 'else', 'dependentSchemas'] as const;
+
+/** The property names the rules across fields of an object's schemas mention (`required`, `properties`, `dependentRequired`). */
+function crossFieldNames(schemas: Schema[]): Set<string>[] {
+  const rules: Set<string>[] = [];
+  for (const schema of schemas) {
+    const names = new Set<string>();
+    for (const keyword of crossFieldKeywords) {
+      const value = schema[keyword];
+      const branches = Array.isArray(value) ? value : keyword === 'dependentSchemas' && isObject(value) ? Object.values(value) : [value];
+      for (const branch of branches) {
+        if (!isObject(branch)) continue;
+        if (Array.isArray(branch.required)) for (const name of branch.required) names.add(String(name));
+        if (isObject(branch.properties)) for (const name of Object.keys(branch.properties)) names.add(name);
+      }
+      if (keyword === 'dependentSchemas' && isObject(value)) for (const name of Object.keys(value)) names.add(name);
+    }
+    if (isObject(schema.dependentRequired)) for (const [name, others] of Object.entries(schema.dependentRequired)) if (Array.isArray(others)) [name, ...others].forEach((other) => names.add(String(other)));
+    if (names.size > 0) rules.push(names);
+  }
+  return rules;
+}
+
+/** `place` and, for a value still valid for its own field, the object holding it and the fields of each of its rules that names the field. */
+function placesAtFault(place: Place, replacement: unknown, places: Place[], context: SchemaContext): Path[] {
+  const name = place.path.at(-1);
+  if (typeof name !== 'string' || !context.accepts(place.own, replacement)) return [place.path];
+  const holderPath = place.path.slice(0, -1);
+  const holder = places.find((candidate) => candidate.path.length === holderPath.length && candidate.path.every((part, index) => part === holderPath[index]));
+  const fields = new Set<string>([name]);
+  for (const rule of crossFieldNames(holder?.schemas ?? [])) if (rule.has(name)) rule.forEach((field) => fields.add(field));
+  return [place.path, holderPath, ...[...fields].filter((field) => field !== name).map((field) => [...holderPath, field])];
+}
+
 function setAt(root: unknown, path: Path, value: unknown): unknown {
   if (path.length === 0) return value;
   const copy = structuredClone(root) as Record<string | number, unknown>;
@@ -142,7 +186,8 @@ function setAt(root: unknown, path: Path, value: unknown): unknown {
  */
 export function pickMutation(schema: unknown, value: unknown, context: SchemaContext, pick: number, keep: (path: Path, replacement: unknown) => boolean = () => true): Mutation | undefined {
   const candidates: { place: Place; current: unknown; what: string; replacement: unknown }[] = [];
-  for (const place of placesOf(schema, value, context)) {
+  const places = placesOf(schema, value, context);
+  for (const place of places) {
     let current: unknown = value;
     for (const part of place.path) current = (current as Record<string | number, unknown>)[part];
     for (const violation of violations(place, current)) {
@@ -155,7 +200,12 @@ export function pickMutation(schema: unknown, value: unknown, context: SchemaCon
     const { place, current, what, replacement } = candidates[(pick + offset) % candidates.length]!;
     const mutated = setAt(value, place.path, replacement);
     if (context.accepts(schema, mutated)) continue;
-    return { value: mutated, path: place.path, description: `${formatPath(place.path)}: ${what} (was ${JSON.stringify(current)?.slice(0, 60)}, a ${jsonTypeOf(current)})` };
+    return {
+      value: mutated,
+      path: place.path,
+      description: `${formatPath(place.path)}: ${what} (was ${JSON.stringify(current)?.slice(0, 60)}, a ${jsonTypeOf(current)})`,
+      atFault: placesAtFault(place, replacement, places, context),
+    };
   }
   return undefined;
 }
