@@ -26,6 +26,9 @@ export type {
 } from './collected-completion.js';
 export { cutStream } from './cut-bytes.js';
 export type { Cutting } from './cut-bytes.js';
+/** Host side: a whole SSE body checked frame by frame against decisions §4. */
+export { readSpecStream } from './read-spec-stream.js';
+export type { StreamSummary } from './read-spec-stream.js';
 
 /** Fixtures: loading, checking, and the requirements they cover. */
 export { loadCases, loadClientFixtures, loadFixtures, defaultFixturesDirectory, dialectsArea } from './load-cases.js';

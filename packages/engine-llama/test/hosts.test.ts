@@ -2,7 +2,7 @@ import { insecureAcceptAnyApiKey, type ChatEngine } from '@quantum-chat/core';
 import { validateWithSchema } from '@quantum-chat/core/json-schema';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLlamaEngine, type LlamaEngine } from '../src/index.js';
-import { readSpecStream } from './helpers/read-spec-stream.js';
+import { readSpecStream } from '@quantum-chat/conformance';
 import { postChat, startHost, type Host, type HostKind } from './helpers/start-host.js';
 import { tinyModelFile } from './helpers/tiny-model.js';
 

@@ -5,7 +5,7 @@ import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamEngine } from '../src/index.js';
-import { readSpecStream } from './helpers/read-spec-stream.js';
+import { readSpecStream } from '@quantum-chat/conformance';
 import { apiKey, postChat, startFrontServer, type FrontServer } from './helpers/start-front-server.js';
 
 const weatherTool = {

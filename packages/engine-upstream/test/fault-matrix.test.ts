@@ -1,7 +1,7 @@
 import { insecureAcceptAnyApiKey, createModelRegistry } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamEngine } from '../src/index.js';
-import { readSpecStream } from './helpers/read-spec-stream.js';
+import { readSpecStream } from '@quantum-chat/conformance';
 import { postChat, startFrontServer, type AdapterKind, type FrontServer } from './helpers/start-front-server.js';
 import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamScenario, type UpstreamServer } from './helpers/start-upstream-server.js';
 
