@@ -1,6 +1,6 @@
 import type { ChatEngine } from '@quantum-chat/core';
 import { loadCases, runServerConformance } from '@quantum-chat/conformance';
-import { createFastifyHost } from './helpers/conformance-host.js';
+import { startHost } from './helpers/start-host.js';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createLlamaEngine, type LlamaEngine } from '../src/index.js';
 import { tinyModelFile } from './helpers/tiny-model.js';
@@ -38,7 +38,7 @@ runServerConformance(
         return engine.generate(request, context);
       },
     };
-    const host = await createFastifyHost({ ...handlerOptions, engine: counted });
+    const host = await startHost('fastify', { ...handlerOptions, engine: counted });
     return {
       baseUrl: host.baseUrl,
       close: async () => {
