@@ -1,7 +1,7 @@
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUpstreamEngine, type UpstreamEngineOptions, type UpstreamRequestEnd } from '../src/index.js';
-import { startReplica, type Replica, type ReplicaMode } from './helpers/start-replica.js';
+import { replicasClosedAfterEach, type Replica } from './helpers/start-replica.js';
 
 const request: ChatEngineRequest = {
   model: 'quantum-flash',
@@ -14,16 +14,7 @@ const request: ChatEngineRequest = {
   reasoning: false,
 };
 
-const replicas: Replica[] = [];
-afterEach(async () => {
-  await Promise.all(replicas.splice(0).map((replica) => replica.close()));
-});
-
-async function replicasOf(...modes: ReplicaMode[]): Promise<Replica[]> {
-  const started = await Promise.all(modes.map((mode, index) => startReplica(String.fromCharCode(97 + index), mode)));
-  replicas.push(...started);
-  return started;
-}
+const { replicas, replicasOf } = replicasClosedAfterEach();
 
 /** An engine over the replicas that records each upstream attempt (which replica, how it ended). */
 function engineOver(over: Replica[], options: Partial<UpstreamEngineOptions> = {}) {

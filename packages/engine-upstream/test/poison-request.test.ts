@@ -1,18 +1,9 @@
 import type { ChatEngineRequest } from '@quantum-chat/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUpstreamEngine, type UpstreamEngineOptions } from '../src/index.js';
-import { startReplica, type Replica, type ReplicaMode } from './helpers/start-replica.js';
+import { replicasClosedAfterEach, type Replica, type ReplicaMode } from './helpers/start-replica.js';
 
-const replicas: Replica[] = [];
-afterEach(async () => {
-  await Promise.all(replicas.splice(0).map((replica) => replica.close()));
-});
-
-async function replicasOf(...modes: ReplicaMode[]): Promise<Replica[]> {
-  const started = await Promise.all(modes.map((mode, index) => startReplica(String.fromCharCode(97 + index), mode)));
-  replicas.push(...started);
-  return started;
-}
+const { replicas, replicasOf } = replicasClosedAfterEach();
 
 /** A replica that fails (`then`) whatever carries the word, and answers everything else. */
 const sensitiveTo = (word: string, then: ReplicaMode = { kind: 'status', status: 500 }): ReplicaMode => ({ kind: 'when', matches: (body) => body.includes(word), then, otherwise: { kind: 'ok' } });

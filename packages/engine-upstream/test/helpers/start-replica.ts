@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterEach } from 'vitest';
 import { contentChunk, pause, sseHeaders } from './start-upstream-server.js';
 
 /** How a stand-in replica answers: see {@link startReplica}. */
@@ -105,4 +106,23 @@ export async function startReplica(name: string, mode: ReplicaMode = { kind: 'ok
   };
   await replica.start();
   return replica;
+}
+
+/**
+ * For a test file whose tests each start their own replicas: `replicasOf(...modes)` starts one
+ * per mode, named a, b, c…, and adds them to `replicas`; all are closed after each test.
+ */
+export function replicasClosedAfterEach(): { replicas: Replica[]; replicasOf(...modes: ReplicaMode[]): Promise<Replica[]> } {
+  const replicas: Replica[] = [];
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((replica) => replica.close()));
+  });
+  return {
+    replicas,
+    async replicasOf(...modes) {
+      const started = await Promise.all(modes.map((mode, index) => startReplica(String.fromCharCode(97 + index), mode)));
+      replicas.push(...started);
+      return started;
+    },
+  };
 }
