@@ -3,34 +3,20 @@ import { insecureAcceptAnyApiKey, createModelRegistry } from '@quantum-chat/core
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamEngine } from '../src/index.js';
 import { postChat, startFrontServer, type AdapterKind, type FrontServer } from './helpers/start-front-server.js';
-import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamRequestRecord, type UpstreamServer } from './helpers/start-upstream-server.js';
+import { closedAt, startEndlessUpstream, type EndlessUpstream } from './helpers/endless-upstream.js';
 
 const rounds = 60;
-
-/** When the upstream saw the socket close (stamped by its listener; polled without timers). */
-async function closedAt(record: UpstreamRequestRecord): Promise<number> {
-  const giveUp = performance.now() + 2000;
-  while (record.socketClosedAt === undefined && performance.now() < giveUp) await new Promise(setImmediate);
-  return record.socketClosedAt ?? Number.POSITIVE_INFINITY;
-}
 
 function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }
 
 describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream through %s', (kind) => {
-  let upstream: UpstreamServer;
+  let upstream: EndlessUpstream;
   let front: FrontServer;
 
   beforeAll(async () => {
-    // An endless answer: a token every 10 ms until the socket goes away.
-    upstream = await startUpstreamServer(async (_request, response) => {
-      response.writeHead(200, sseHeaders);
-      while (!response.destroyed) {
-        response.write(contentChunk('token '));
-        await pause(10);
-      }
-    });
+    upstream = await startEndlessUpstream();
     const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'm' });
     front = await startFrontServer(kind, { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine }) });
   });

@@ -3,37 +3,19 @@ import { createModelRegistry, insecureAcceptAnyApiKey } from '@quantum-chat/core
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamEngine } from '../src/index.js';
 import { apiKey, postChat, startFrontServer, type AdapterKind, type FrontServer } from './helpers/start-front-server.js';
-import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamRequestRecord, type UpstreamServer } from './helpers/start-upstream-server.js';
+import { closedAt, startEndlessUpstream, type EndlessUpstream } from './helpers/endless-upstream.js';
+import { pause } from './helpers/start-upstream-server.js';
 
 const rounds = 20;
-
-/** When the upstream saw the socket close (stamped by its listener; polled without timers). */
-async function closedAt(record: UpstreamRequestRecord): Promise<number> {
-  const giveUp = performance.now() + 2000;
-  while (record.socketClosedAt === undefined && performance.now() < giveUp) await new Promise(setImmediate);
-  return record.socketClosedAt ?? Number.POSITIVE_INFINITY;
-}
 
 const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 
 describe.each<AdapterKind>(['fastify', 'express'])('a resumable stream of the upstream engine through %s', (kind) => {
-  let upstream: UpstreamServer;
+  let upstream: EndlessUpstream;
   let front: FrontServer;
-  /** Chunks the upstream wrote, per request (by its index in `upstream.requests`). */
-  const written: number[] = [];
 
   beforeAll(async () => {
-    // An endless answer: a token every 10 ms until the socket goes away.
-    upstream = await startUpstreamServer(async (_request, response) => {
-      const index = upstream.requests.length - 1;
-      written[index] = 0;
-      response.writeHead(200, sseHeaders);
-      while (!response.destroyed) {
-        response.write(contentChunk('token '));
-        written[index]!++;
-        await pause(10);
-      }
-    });
+    upstream = await startEndlessUpstream();
     const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'm' });
     front = await startFrontServer(kind, { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine }) });
   });
@@ -54,8 +36,8 @@ describe.each<AdapterKind>(['fastify', 'express'])('a resumable stream of the up
       const index = upstream.requests.length - 1;
       const record = upstream.requests[index]!;
       // The run goes on without its client: the upstream keeps writing, its socket stays open.
-      const before = written[index]!;
-      while (written[index]! < before + 5) await pause(5);
+      const before = upstream.written[index]!;
+      while (upstream.written[index]! < before + 5) await pause(5);
       expect(record.socketClosedAt).toBeUndefined();
       const cancelledAt = performance.now();
       const cancelled = await fetch(`${front.baseUrl}/chat/completions/${id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
