@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { insecureAcceptAnyApiKey, createModelRegistry } from '@quantum-chat/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUpstreamEngine } from '../src/index.js';
-import { postChat, startFrontServer, type AdapterKind, type FrontServer } from './helpers/start-front-server.js';
-import { closedAt, startEndlessUpstream, type EndlessUpstream } from './helpers/endless-upstream.js';
+import { describe, expect, it } from 'vitest';
+import { postChat, type AdapterKind } from './helpers/start-front-server.js';
+import { closedAt, endlessAnswerThrough } from './helpers/endless-upstream.js';
 
 const rounds = 60;
 
@@ -12,21 +10,11 @@ function percentile(sorted: number[], fraction: number): number {
 }
 
 describe.each<AdapterKind>(['fastify', 'express'])('a client leaving mid-stream through %s', (kind) => {
-  let upstream: EndlessUpstream;
-  let front: FrontServer;
-
-  beforeAll(async () => {
-    upstream = await startEndlessUpstream();
-    const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'm' });
-    front = await startFrontServer(kind, { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine }) });
-  });
-  afterAll(async () => {
-    await front.close();
-    await upstream.close();
-  });
+  const servers = endlessAnswerThrough(kind);
 
   // The close latency is printed, not asserted: timings belong in the benchmarks.
   it('should close the upstream socket every time the client aborts', { timeout: 30_000 }, async () => {
+    const { upstream, front } = servers;
     const latencies: number[] = [];
     // Round 0 warms up (undici compiles its WASM parser on first use) and is not counted.
     for (let round = 0; round <= rounds; round++) {

@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { createModelRegistry, insecureAcceptAnyApiKey } from '@quantum-chat/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUpstreamEngine } from '../src/index.js';
-import { apiKey, postChat, startFrontServer, type AdapterKind, type FrontServer } from './helpers/start-front-server.js';
-import { closedAt, startEndlessUpstream, type EndlessUpstream } from './helpers/endless-upstream.js';
+import { describe, expect, it } from 'vitest';
+import { apiKey, postChat, type AdapterKind } from './helpers/start-front-server.js';
+import { closedAt, endlessAnswerThrough } from './helpers/endless-upstream.js';
 import { pause } from './helpers/start-upstream-server.js';
 
 const rounds = 20;
@@ -11,20 +9,10 @@ const rounds = 20;
 const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 
 describe.each<AdapterKind>(['fastify', 'express'])('a resumable stream of the upstream engine through %s', (kind) => {
-  let upstream: EndlessUpstream;
-  let front: FrontServer;
-
-  beforeAll(async () => {
-    upstream = await startEndlessUpstream();
-    const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'm' });
-    front = await startFrontServer(kind, { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine }) });
-  });
-  afterAll(async () => {
-    await front.close();
-    await upstream.close();
-  });
+  const servers = endlessAnswerThrough(kind);
 
   it('should keep reading the upstream after its client left, and abort the upstream request on cancel', { timeout: 60_000 }, async () => {
+    const { upstream, front } = servers;
     const latencies: number[] = [];
     for (let round = 0; round <= rounds; round++) {
       const controller = new AbortController();

@@ -1,4 +1,8 @@
 import { performance } from 'node:perf_hooks';
+import { createModelRegistry, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { afterAll, beforeAll } from 'vitest';
+import { createUpstreamEngine } from '../../src/index.js';
+import { startFrontServer, type AdapterKind, type FrontServer } from './start-front-server.js';
 import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamRequestRecord, type UpstreamServer } from './start-upstream-server.js';
 
 export interface EndlessUpstream extends UpstreamServer {
@@ -27,4 +31,22 @@ export async function closedAt(record: UpstreamRequestRecord): Promise<number> {
   const giveUp = performance.now() + 2000;
   while (record.socketClosedAt === undefined && performance.now() < giveUp) await new Promise(setImmediate);
   return record.socketClosedAt ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * For a suite about leaving an answer that never ends: the upstream engine over an endless
+ * upstream, behind our handler through `kind`. Started before the suite's tests, closed after.
+ */
+export function endlessAnswerThrough(kind: AdapterKind): { readonly upstream: EndlessUpstream; readonly front: FrontServer } {
+  const servers = {} as { upstream: EndlessUpstream; front: FrontServer };
+  beforeAll(async () => {
+    servers.upstream = await startEndlessUpstream();
+    const engine = createUpstreamEngine({ baseUrl: servers.upstream.baseUrl, model: 'm' });
+    servers.front = await startFrontServer(kind, { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine }) });
+  });
+  afterAll(async () => {
+    await servers.front.close();
+    await servers.upstream.close();
+  });
+  return servers;
 }
