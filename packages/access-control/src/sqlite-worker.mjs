@@ -14,6 +14,8 @@ const retryDelaysMs = [5, 10, 25, 50, 100];
 
 let db;
 const statements = new Map();
+/** Runs a batch's statements in one IMMEDIATE transaction; made once: `db.transaction` builds five wrappers per call. */
+let inTransaction;
 
 function prepare(sql) {
   let statement = statements.get(sql);
@@ -35,7 +37,8 @@ function runOne(op) {
 
 function runBatch(message) {
   if (!message.transaction) return message.ops.map(runOne);
-  return db.transaction(() => message.ops.map(runOne)).immediate();
+  inTransaction ??= db.transaction((ops) => ops.map(runOne));
+  return inTransaction.immediate(message.ops);
 }
 
 const isBusy = (error) => error?.code === 'SQLITE_BUSY' || error?.code === 'SQLITE_BUSY_SNAPSHOT' || error?.code === 'SQLITE_LOCKED';
