@@ -28,6 +28,11 @@ function prepare(sql) {
 
 function runOne(op) {
   const statement = prepare(op.sql);
+  if (op.mode === 'runEach') {
+    let changes = 0;
+    for (const params of op.rows) changes += statement.run(...params).changes;
+    return { changes };
+  }
   const params = op.params ?? [];
   if (op.mode === 'all') return statement.all(...params);
   if (op.mode === 'get') return statement.get(...params) ?? null;
