@@ -1,6 +1,5 @@
 import {
   QuantumChatError,
-  randomBase62,
   type AccessControl,
   type Admission,
   type AdmissionDemand,
@@ -16,6 +15,7 @@ import { limitError } from './limit-error.js';
 import { toReading, type LimitDimension, type LimitReading, type LimitState } from './limit-state.js';
 import { defaultPlanLimits, resolveLimits, type LimitOverrides, type Limits, type PlanLimits } from './plan-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
+import { timeOrderedUsageId } from './usage-id.js';
 import { createUsageLedger, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
 
 /**
@@ -279,7 +279,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
       const { state, settle, daily: dayDecision } = await reserve(principal, context, reserved);
       const running = ledger.begin({
-        usageId: `u_${randomBase62(22)}`,
+        usageId: timeOrderedUsageId(now()),
         requestId: demand.requestId,
         keyId: contexts.get(principal)?.keyId ?? principal.keyId,
         organisation: principal.organisationId,

@@ -61,6 +61,26 @@ function parseChange(payload: string): StoreChange | undefined {
 }
 
 /**
+ * The usage upsert: the rows come as one JSON array, in lock order (a function scan keeps it).
+ * Why one JSON parameter: a `VALUES` list of n rows was a new statement for every group size,
+ * parsed, described (a second round trip) and planned on each write; this one text is
+ * prepared once per connection. The parameter is text (then cast): a `json` one the driver
+ * would encode a second time.
+ */
+const upsertUsageRows = `INSERT INTO usage (${usageColumns.join(', ')})
+  SELECT ${usageColumns.join(', ')} FROM json_populate_recordset(NULL::usage, $1::text::json)
+  ON CONFLICT (usage_id) DO UPDATE SET ${usageUpdatedColumns.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}
+  WHERE NOT usage.settled OR (usage.abandoned AND NOT EXCLUDED.abandoned AND EXCLUDED.settled)`;
+
+/** The rows as the JSON array `upsertUsageRows` reads: objects keyed by column name. */
+function usageRowsAsJson(records: readonly UsageRecord[], updatedAt: number): string {
+  return JSON.stringify(records.map((record) => {
+    const values = usageToValues(record, updatedAt, (value) => value);
+    return Object.fromEntries(usageColumns.map((column, index) => [column, values[index]]));
+  }));
+}
+
+/**
  * The store for several hosts: PostgreSQL through the `postgres` driver (an optional peer
  * dependency). Migrations run on first use (and by `migrate()`), serialised by an advisory lock
  * so that instances starting together do not race. Daily counts are atomic conditional
@@ -259,14 +279,7 @@ export function createPostgresKeyStore(url: string, options: PostgresKeyStoreOpt
       // One row per usage id (the last write wins): ON CONFLICT cannot touch a row twice.
       const latest = [...new Map(records.map((record) => [record.usageId, record])).values()];
       const updatedAt = now();
-      const params: unknown[] = [];
-      const values = latest.map((record) => `(${usageToValues(record, updatedAt, (value) => value).map((value) => `$${params.push(value)}`).join(', ')})`);
-      await sql.unsafe(
-        `INSERT INTO usage (${usageColumns.join(', ')}) VALUES ${values.join(', ')}
-         ON CONFLICT (usage_id) DO UPDATE SET ${usageUpdatedColumns.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}
-         WHERE NOT usage.settled OR (usage.abandoned AND NOT EXCLUDED.abandoned AND EXCLUDED.settled)`,
-        params as never[],
-      );
+      await sql.unsafe(upsertUsageRows, [usageRowsAsJson(latest, updatedAt)], { prepare: true });
     },
     async settleAbandonedUsage(before) {
       const rows = await query('UPDATE usage SET settled = true, abandoned = true, interrupted = true, updated_at = $1 WHERE NOT settled AND updated_at < $2 RETURNING id', [now(), before]);

@@ -2,12 +2,14 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { MigrationResult } from './key-store.js';
 
-/** One statement for the worker: `run` for writes, `get`/`all` for rows. @internal */
-export interface SqlOp {
-  sql: string;
-  params?: readonly unknown[];
-  mode: 'run' | 'get' | 'all';
-}
+/**
+ * One statement for the worker: `run` for writes, `get`/`all` for rows; `runEach` runs it once
+ * per entry of `rows` (its text crosses to the worker, and is looked up, once per batch rather
+ * than once per row), answering the total of changes. @internal
+ */
+export type SqlOp =
+  | { sql: string; params?: readonly unknown[]; mode: 'run' | 'get' | 'all' }
+  | { sql: string; rows: readonly (readonly unknown[])[]; mode: 'runEach' };
 
 export interface ExecuteOptions {
   /** All statements in one IMMEDIATE transaction. */

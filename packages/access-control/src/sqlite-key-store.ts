@@ -212,8 +212,8 @@ export function createSqliteKeyStore(path: string, options: SqliteKeyStoreOption
     async writeUsage(records: readonly UsageRecord[]) {
       if (records.length === 0) return;
       const updatedAt = now();
-      const ops = records.map((record): SqlOp => ({ sql: upsertUsage, params: usageToValues(record, updatedAt, (value) => (value ? 1 : 0)), mode: 'run' }));
-      await executor.execute(ops, { transaction: true, lockWaitMs: usageLockWaitMs });
+      const rows = records.map((record) => usageToValues(record, updatedAt, (value) => (value ? 1 : 0)));
+      await executor.execute([{ sql: upsertUsage, rows, mode: 'runEach' }], { transaction: true, lockWaitMs: usageLockWaitMs });
     },
     async settleAbandonedUsage(before) {
       const [result] = await executor.execute(

@@ -14,6 +14,8 @@ const retryDelaysMs = [5, 10, 25, 50, 100];
 
 let db;
 const statements = new Map();
+/** Runs a batch's statements in one IMMEDIATE transaction; made once: `db.transaction` builds five wrappers per call. */
+let inTransaction;
 
 function prepare(sql) {
   let statement = statements.get(sql);
@@ -26,6 +28,11 @@ function prepare(sql) {
 
 function runOne(op) {
   const statement = prepare(op.sql);
+  if (op.mode === 'runEach') {
+    let changes = 0;
+    for (const params of op.rows) changes += statement.run(...params).changes;
+    return { changes };
+  }
   const params = op.params ?? [];
   if (op.mode === 'all') return statement.all(...params);
   if (op.mode === 'get') return statement.get(...params) ?? null;
@@ -35,7 +42,8 @@ function runOne(op) {
 
 function runBatch(message) {
   if (!message.transaction) return message.ops.map(runOne);
-  return db.transaction(() => message.ops.map(runOne)).immediate();
+  inTransaction ??= db.transaction((ops) => ops.map(runOne));
+  return inTransaction.immediate(message.ops);
 }
 
 const isBusy = (error) => error?.code === 'SQLITE_BUSY' || error?.code === 'SQLITE_BUSY_SNAPSHOT' || error?.code === 'SQLITE_LOCKED';
