@@ -1,6 +1,7 @@
 // @quantum-chat/core/node: the bridge between Node's http objects and the core, plus the
 // host contract of `@quantum-chat/core/host` (re-exported, so a Node host imports one entry).
-// Typed structurally, so the core still imports nothing from `node:`.
+// Typed structurally, except `FramesReadable`, which is Node's own `Readable` (the only `node:`
+// import of the core).
 
 export * from './host.js';
 
@@ -16,6 +17,10 @@ export type { NodeIncomingMessageLike, NodeServerResponseLike } from './node/nod
 /** Write SSE frames to any Node writable with backpressure (hosts that stream through their own Readable). */
 export { writeFrames } from './node/write-frames.js';
 export type { FrameDestinationLike } from './node/write-frames.js';
+/** The same frames as a Node `Readable`, for hosts whose framework sends streams itself (Fastify's `reply.send`). */
+export { FramesReadable } from './node/frames-readable.js';
+/** The one options shape of every Node host adapter (Express, Fastify): handler options or `{ handler }`, plus `onBridgeError`. */
+export type { HostOptions } from './node/host-options.js';
 /** The request timeout on a Node server: 408 `request_timeout` in the envelope for headers or a body that trickle. */
 export { applyRequestTimeout, requestTimedOut } from './node/apply-request-timeout.js';
 export type { NodeHttpServerLike, NodeClientSocketLike } from './node/apply-request-timeout.js';

@@ -1,13 +1,20 @@
+// The one file of the Node bridge that needs Node itself: a host hands this Readable to its
+// framework (Fastify's `reply.send`), so it must be Node's own class, not a structural shape.
 import { Readable } from 'node:stream';
-import { writeFrames, type FrameDestinationLike } from '@quantum-chat/core/node';
+import { writeFrames, type FrameDestinationLike } from './write-frames.js';
 
 /**
- * The core's SSE frames as a Readable for `reply.send`. Read as a stream, it pulls one frame
- * per `_read` and pushes strings as they are (object mode: no `Buffer` copy per frame). Piped,
- * which is what Fastify and compression plugins do with it, it writes each frame straight to
- * the destination with backpressure, skipping the `push` → `data` → `write` relay of the
- * generic `pipe`, and emits `end` once the last frame is written. `Readable.from` plus the
- * generic `pipe` were about a sixth of the adapter's CPU per streamed chunk.
+ * The core's SSE frames as a Node `Readable`, for hosts whose framework sends streams itself
+ * (Fastify's `reply.send`). Read as a stream, it pulls one frame per `_read` and pushes strings
+ * as they are (object mode: no `Buffer` copy per frame). Piped, which is what Fastify and
+ * compression plugins do with it, it writes each frame straight to the destination with
+ * backpressure, skipping the `push` → `data` → `write` relay of the generic `pipe`, and emits
+ * `end` once the last frame is written. `Readable.from` plus the
+ * generic `pipe` were about a sixth of the adapter's CPU per streamed chunk. Destroyed (the
+ * client left, or the consumer gave up), it stops the frames (`return()`), and so the engine.
+ *
+ * @example
+ * return reply.send(new FramesReadable(response.events));
  */
 export class FramesReadable extends Readable {
   readonly #frames: AsyncIterator<string>;
