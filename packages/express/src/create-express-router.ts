@@ -1,17 +1,11 @@
 // Adapter authors: this file only converts between Express and the core. Routing, body
 // rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
-import { createChatHandler, type ChatHandler, type ChatHandlerOptions } from '@quantum-chat/core';
-import { bodyRejectionError, readChatRequest, resolveRequestId, toErrorHttpResponse, writeChatResponse } from '@quantum-chat/core/node';
+import { createChatHandler, type ChatHandler } from '@quantum-chat/core';
+import { bodyRejectionError, readChatRequest, resolveRequestId, toErrorHttpResponse, writeChatResponse, type HostOptions } from '@quantum-chat/core/node';
 import { Router, type ErrorRequestHandler, type Request } from 'express';
 
-export interface ExpressRouterOptions extends ChatHandlerOptions {
-  /** Called for failures of the bridge itself (the core already reports its own). */
-  onBridgeError?: (error: unknown) => void;
-}
-
-function resolveHandler(optionsOrHandler: ExpressRouterOptions | ChatHandler): ChatHandler {
-  return 'handle' in optionsOrHandler ? optionsOrHandler : createChatHandler(optionsOrHandler);
-}
+/** @deprecated Use `HostOptions` from `@quantum-chat/core/node`: every host takes the same options. */
+export type ExpressRouterOptions = HostOptions;
 
 /**
  * A body an earlier `express.json()` already read. Express 4's parser marks it with `_body`
@@ -23,14 +17,20 @@ function parsedBodyOf(req: Request): unknown {
 }
 
 /**
- * An Express router serving the Quantum chat API below wherever it is mounted.
+ * An Express router serving the Quantum chat API below wherever it is mounted. Takes the
+ * `HostOptions` every host takes: the handler's options, or `{ handler }`, plus `onBridgeError`.
  *
  * @example
  * app.use('/v1', createExpressRouter({ engine: createReferenceEngine(), accessControl: staticApiKeys([process.env.QUANTUM_CHAT_API_KEY!]) }));
  */
-export function createExpressRouter(optionsOrHandler: ExpressRouterOptions | ChatHandler): Router {
-  const handler = resolveHandler(optionsOrHandler);
-  const onBridgeError = 'handle' in optionsOrHandler ? undefined : optionsOrHandler.onBridgeError;
+export function createExpressRouter(options: HostOptions): Router;
+/** @deprecated Pass `{ handler }`: every host takes the same options. */
+export function createExpressRouter(handler: ChatHandler): Router;
+export function createExpressRouter(optionsOrHandler: HostOptions | ChatHandler): Router {
+  // A bare handler, the older shape, is read as `{ handler }`.
+  const options: HostOptions = 'handle' in optionsOrHandler ? { handler: optionsOrHandler } : optionsOrHandler;
+  const handler = 'handler' in options ? options.handler : createChatHandler(options);
+  const { onBridgeError } = options;
   const router = Router();
   router.use(async (req, res) => {
     try {

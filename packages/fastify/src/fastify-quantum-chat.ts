@@ -1,42 +1,33 @@
 // Adapter authors: this file only converts between Fastify and the core. Routing, body
 // rules, validation, errors and SSE framing live in @quantum-chat/core (createChatHandler).
-import { createChatHandler, type ChatHandler, type ChatHandlerOptions } from '@quantum-chat/core';
+import { createChatHandler } from '@quantum-chat/core';
 import {
   applyRequestTimeout,
   createNodeChatRequest,
+  FramesReadable,
   readChatRequest,
   requestTimedOut,
   toErrorHttpResponse,
   type ChatHttpRequestBody,
   type ChatHttpResponse,
+  type HostOptions,
 } from '@quantum-chat/core/node';
-import { FramesReadable } from './frames-readable.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
-/**
- * Handler options, or an existing handler as `{ handler }` (one handler can serve several
- * hosts). The body limit is the handler's (`maxBodyBytes`) either way.
- */
-export type FastifyQuantumChatOptions = ChatHandlerOptions | { handler: ChatHandler };
-
-function send(reply: FastifyReply, response: ChatHttpResponse): FastifyReply {
-  reply.code(response.status).headers(response.headers);
-  // Through reply.send, so other plugins' hooks and headers (CORS, ...) still apply.
-  if (!('events' in response)) return reply.send(response.body);
-  // A stream the core gives up on (its client stopped reading) is closed through the request's
-  // connection (`reply.raw.destroy()`); the readable then ends with the socket.
-  return reply.send(new FramesReadable(response.events));
-}
+/** @deprecated Use `HostOptions` from `@quantum-chat/core/node`: every host takes the same options. */
+export type FastifyQuantumChatOptions = HostOptions;
 
 /**
- * A Fastify plugin serving the Quantum chat API below its prefix. Not wrapped in
+ * A Fastify plugin serving the Quantum chat API below its prefix. Takes the `HostOptions` every
+ * host takes: the handler's options, or `{ handler }`, plus `onBridgeError`. Not wrapped in
  * `fastify-plugin` on purpose: its body parser and error handler stay inside its scope.
  *
  * @example
  * await app.register(fastifyQuantumChat, { prefix: '/v1', engine: createReferenceEngine(), accessControl: staticApiKeys([process.env.QUANTUM_CHAT_API_KEY!]) });
  */
-export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> = async (fastify, options) => {
+export const fastifyQuantumChat: FastifyPluginAsync<HostOptions> = async (fastify, options) => {
   const handler = 'handler' in options ? options.handler : createChatHandler(options);
+  const { onBridgeError } = options;
   const { maxBodyBytes } = handler;
   const prefix = fastify.prefix;
   // Fastify times nothing by default (`requestTimeout: 0`): a body that trickles would hold its
@@ -47,24 +38,37 @@ export const fastifyQuantumChat: FastifyPluginAsync<FastifyQuantumChatOptions> =
   // Raw bytes for every content type: the core decides 400/415 and checks signatures on them.
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
 
+  function send(reply: FastifyReply, response: ChatHttpResponse): FastifyReply {
+    reply.code(response.status).headers(response.headers);
+    // Through reply.send, so other plugins' hooks and headers (CORS, ...) still apply.
+    if (!('events' in response)) return reply.send(response.body);
+    // A client that left (or a stream the core gave up on) destroys it without an error.
+    const frames = new FramesReadable(response.events);
+    if (onBridgeError) frames.on('error', onBridgeError);
+    return reply.send(frames);
+  }
+
+  function fail(reply: FastifyReply, error: unknown): FastifyReply {
+    onBridgeError?.(error);
+    return send(reply, toErrorHttpResponse(error));
+  }
+
   /** Hands a request to the core; a body Fastify refused itself arrives as `rejected`. */
-  async function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
-    const response = await handler.handle(
-      createNodeChatRequest(reply.raw, {
-        method: request.method,
-        path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
-        query: request.url.split('?')[1],
-        basePath: prefix,
-        headers: request.headers,
-        body,
-      }),
-    );
-    return send(reply, response);
+  function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
+    const chatRequest = createNodeChatRequest(reply.raw, {
+      method: request.method,
+      path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
+      query: request.url.split('?')[1],
+      basePath: prefix,
+      headers: request.headers,
+      body,
+    });
+    return handler.handle(chatRequest).then((response) => send(reply, response), (error: unknown) => fail(reply, error));
   }
 
   fastify.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 500) return send(reply, toErrorHttpResponse(error));
+    if (status >= 500) return fail(reply, error);
     // Fastify refuses a malformed content-type before reading the body: read it as Express
     // would, so the core checks size before type in both.
     if (status === 415) return readChatRequest(request.raw, reply.raw, { maxBodyBytes }).then(({ body }) => answer(request, reply, body));
