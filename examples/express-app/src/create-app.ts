@@ -49,7 +49,7 @@ export function createApp(options: AppOptions): App {
     onRequestSettled: (record) =>
       log(`chat ${record.requestId} org=${record.principal?.organisationId ?? '-'} model=${record.model} status=${record.status} tokens=${record.promptTokens}+${record.completionTokens}`),
   });
-  app.use('/v1', createExpressRouter(handler));
+  app.use('/v1', createExpressRouter({ handler, onBridgeError: (error) => log(`chat bridge failed: ${String(error)}`) }));
   app.use('/v1', quantumChatErrorHandler);
 
   // The app's own routes.

@@ -36,6 +36,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     engine: options.engine ?? createReferenceEngine(),
     accessControl: createAccessControl({ store }),
     onRequestSettled: (record) => app.log.info({ chat: { ...record, principal: record.principal?.organisationId } }, 'chat request settled'),
+    onBridgeError: (error) => app.log.error({ err: error }, 'chat bridge failed'),
   });
 
   // The app's public routes.

@@ -14,7 +14,7 @@ const headers = { authorization: `Bearer ${generateApiKey('test')}` };
 async function startApp(timed: boolean): Promise<string> {
   const handler = createChatHandler({ accessControl: insecureAcceptAnyApiKey(), engine: createReferenceEngine(), requestTimeoutMs });
   const app = express();
-  app.use('/v1', createExpressRouter(handler));
+  app.use('/v1', createExpressRouter({ handler }));
   const server: Server = app.listen(0, '127.0.0.1');
   if (timed) applyRequestTimeout(server, handler);
   onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
