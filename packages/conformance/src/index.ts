@@ -4,6 +4,9 @@
 /** Server side: one vitest test per case, against any host. */
 export { runServerConformance } from './run-server-conformance.js';
 export type { ConformanceHost, RemoteReplayEngine, StartConformanceHost, ServerConformanceOptions } from './run-server-conformance.js';
+/** Node host adapters: failures of the bridge reported the same way (`onBridgeError`) by every host. */
+export { runHostBridgeConformance } from './run-host-bridge-conformance.js';
+export type { StartBridgeHost } from './run-host-bridge-conformance.js';
 /** Hosts in other JavaScript runtimes: one case router there (`/portable`), one remote host per case here. */
 export { remoteCaseHost, toPortableCase } from './remote-case-host.js';
 export type { PortableCase } from './case-router.js';
