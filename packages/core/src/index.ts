@@ -6,13 +6,13 @@
 /** The framework-neutral handler. */
 export { createChatHandler } from './http/create-chat-handler.js';
 export type { ChatHandlerOptions } from './http/create-chat-handler.js';
-export type { ChatRequestRecord, ChatRequestObserver, ChatRequestStart } from './http/chat-request-observer.js';
-export type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './http/chat-http-types.js';
-export type { StreamFormat } from './http/stream-frame-encoder.js';
-export { validateChatRequest } from './http/validate-chat-request.js';
-export type { ValidatedChatRequest } from './http/validate-chat-request.js';
-export { defaultMaxBodyBytes } from './http/read-request-body.js';
-export { maxJsonDepth } from './http/parse-json-body.js';
+export type { ChatRequestRecord, ChatRequestObserver, ChatRequestStart } from './run/chat-request-observer.js';
+export type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './contract/chat-http-types.js';
+export type { StreamFormat } from './wire/stream-frame-encoder.js';
+export { validateChatRequest } from './request/validate-chat-request.js';
+export type { ValidatedChatRequest } from './request/validate-chat-request.js';
+export { defaultMaxBodyBytes } from './request/read-request-body.js';
+export { maxJsonDepth } from './request/parse-json-body.js';
 
 /** The engine interface a model runtime implements. */
 export type {
@@ -77,7 +77,7 @@ export { errorCodes, describeErrorCode, isErrorCode } from './errors/error-codes
 export type { ErrorCode, ErrorType } from './errors/error-codes.js';
 export { toErrorEnvelope } from './errors/to-error-envelope.js';
 /** The status (499, `client_closed`) of a request whose client left before its answer: in records, never sent. */
-export { clientClosedStatus } from './http/client-connection.js';
+export { clientClosedStatus } from './contract/client-connection.js';
 
 /** Keys, access control and request signatures. */
 export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } from './auth/parse-api-key.js';

@@ -9,17 +9,17 @@ import { generateRandomId, type GenerateId } from '../ids.js';
 import { modelNotFoundError } from '../models/model-not-found.js';
 import { createModelRegistry, planAllows, type ModelRegistry } from '../models/model-registry.js';
 import { createOpenApiDocument } from '../openapi/create-openapi-document.js';
-import { authenticateRequest } from './authenticate-request.js';
-import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
-import { ClientClosedError, clientClosedStatus } from './client-connection.js';
-import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from './chat-request-observer.js';
-import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestBody } from './read-request-body.js';
-import { ignoredParamsHeader } from './ignored-params-header.js';
-import { routeRequest, unknownUrlError } from './route-request.js';
-import { runToCompletion, runToStream, type RunOutcome } from './run-chat-completion.js';
-import type { StreamFormat } from './stream-frame-encoder.js';
+import { authenticateRequest } from '../request/authenticate-request.js';
+import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
+import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
+import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from '../run/chat-request-observer.js';
+import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestBody } from '../request/read-request-body.js';
+import { ignoredParamsHeader } from '../request/ignored-params-header.js';
+import { routeRequest, unknownUrlError } from '../request/route-request.js';
+import { runToCompletion, runToStream, type RunOutcome } from '../run/run-chat-completion.js';
+import type { StreamFormat } from '../wire/stream-frame-encoder.js';
 import { toFetchHandler } from './to-fetch-handler.js';
-import { validateChatRequest } from './validate-chat-request.js';
+import { validateChatRequest } from '../request/validate-chat-request.js';
 import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
 
 export interface ChatHandlerOptions {

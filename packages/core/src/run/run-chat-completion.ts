@@ -5,13 +5,13 @@ import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
 import type { TokenLogprob } from '../schemas/logprobs.js';
 import type { ToolCall } from '../schemas/tool-call.js';
-import { encodeCompletionBody } from './completion-body.js';
-import type { ClientConnection } from './chat-http-types.js';
-import { ClientClosedError, clientClosedError, clientClosedStatus } from './client-connection.js';
+import { encodeCompletionBody } from '../wire/completion-body.js';
+import type { ClientConnection } from '../contract/chat-http-types.js';
+import { ClientClosedError, clientClosedError, clientClosedStatus } from '../contract/client-connection.js';
 import { FrameStream } from './frame-stream.js';
-import { createStreamFrameEncoder, type StreamFormat } from './stream-frame-encoder.js';
-import { createToolCallIndexer } from './tool-call-indexer.js';
-import { toWireUsage } from './wire-usage.js';
+import { createStreamFrameEncoder, type StreamFormat } from '../wire/stream-frame-encoder.js';
+import { createToolCallIndexer } from '../wire/tool-call-indexer.js';
+import { toWireUsage } from '../wire/wire-usage.js';
 
 export interface RunSettings {
   engine: ChatEngine;

@@ -5,7 +5,7 @@ import { createMemoryReplayGuard } from '../auth/signature-replay-guard.js';
 import { signRequestBody } from '../auth/verify-signature.js';
 import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
-import { createChatHandler, type ChatHandlerOptions } from './create-chat-handler.js';
+import { createChatHandler, type ChatHandlerOptions } from '../http/create-chat-handler.js';
 
 const key = generateApiKey('live');
 const secret = 'whsec_0123456789abcdef';
