@@ -82,7 +82,7 @@ export { clientClosedStatus } from './contract/client-connection.js';
 /** Keys, access control and request signatures. */
 export { parseApiKey, generateApiKey, displayApiKey, defaultApiKeyPrefixes } from './auth/parse-api-key.js';
 export type { ApiKeyKind, ApiKeyPrefixes, ParsedApiKey } from './auth/parse-api-key.js';
-export { createFormatOnlyAccessControl } from './auth/access-control.js';
+export { createFormatOnlyAccessControl } from './auth/static-api-keys.js';
 export { insecureAcceptAnyApiKey, staticApiKeys } from './auth/static-api-keys.js';
 export type { StaticApiKey, StaticApiKeysOptions } from './auth/static-api-keys.js';
 export type { AccessControl, Admission, AdmissionDemand, AdmissionOutcome, AdmissionProgress, Principal } from './auth/access-control.js';

@@ -16,7 +16,9 @@ import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, typ
 import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestBody } from '../request/read-request-body.js';
 import { ignoredParamsHeader } from '../request/ignored-params-header.js';
 import { routeRequest, unknownUrlError } from '../request/route-request.js';
-import { runToCompletion, runToStream, type RunOutcome } from '../run/run-chat-completion.js';
+import { runToCompletion } from '../run/run-to-completion.js';
+import type { RunOutcome } from '../run/run-settings.js';
+import { runToStream } from '../run/run-to-stream.js';
 import type { StreamFormat } from '../wire/stream-frame-encoder.js';
 import { toFetchHandler } from './to-fetch-handler.js';
 import { validateChatRequest } from '../request/validate-chat-request.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createFormatOnlyAccessControl, type AccessControl } from '../auth/access-control.js';
+import type { AccessControl } from '../auth/access-control.js';
+import { createFormatOnlyAccessControl } from '../auth/static-api-keys.js';
 import { generateApiKey } from '../auth/parse-api-key.js';
 import { createMemoryReplayGuard } from '../auth/signature-replay-guard.js';
 import { signRequestBody } from '../auth/verify-signature.js';
