@@ -25,16 +25,16 @@ export function createEventFramer(settings: RunSettings, encoder: StreamFrameEnc
       case 'tool-call': {
         const { call, started } = indexer.resolve(event.index, event.name);
         const start = started ? encoder.toolCallStart(call.index, call.id, call.name) : '';
-        return event.argumentsDelta !== '' ? start + encoder.toolCallArguments(call.index, event.argumentsDelta) : start;
+        return event.argumentsDelta !== '' ? start + encoder.toolCallDelta(call.index, event.argumentsDelta) : start;
       }
       case 'finish': {
         const usage = toWireUsage(event.usage);
-        const reason = indexer.count() > 0 && event.reason === 'stop' ? 'tool_calls' : event.reason;
+        const finishReason = indexer.count() > 0 && event.reason === 'stop' ? 'tool_calls' : event.reason;
         // With include_usage only the extra `choices: []` chunk carries usage: clients such as
         // LangChain add up every usage they see (decisions §4.3).
         const fingerprint = event.systemFingerprint;
-        if (includeUsage) return encoder.finish(reason, undefined, fingerprint) + encoder.usage(usage, fingerprint) + encoder.done();
-        return encoder.finish(reason, usage, fingerprint) + encoder.done();
+        if (includeUsage) return encoder.finish(finishReason, undefined, fingerprint) + encoder.usage(usage, fingerprint) + encoder.done();
+        return encoder.finish(finishReason, usage, fingerprint) + encoder.done();
       }
     }
   };

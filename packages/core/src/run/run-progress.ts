@@ -13,7 +13,7 @@ export class RunProgress {
   #content = '';
   #tools = '';
   #usage: EngineUsage | undefined = undefined;
-  #finish: RunOutcome['finishReason'] = undefined;
+  #finishReason: RunOutcome['finishReason'] = undefined;
 
   constructor(engine: ChatEngine, request: ChatEngineRequest) {
     this.#engine = engine;
@@ -23,7 +23,7 @@ export class RunProgress {
   observe(event: ChatEngineEvent): void {
     if (event.type === 'finish') {
       this.#usage = event.usage;
-      this.#finish = event.reason === 'stop' && this.#tools !== '' ? 'tool_calls' : event.reason;
+      this.#finishReason = event.reason === 'stop' && this.#tools !== '' ? 'tool_calls' : event.reason;
     } else if (event.type === 'tool-call') this.#tools += (event.name ?? '') + event.argumentsDelta;
     else if (event.type === 'reasoning') this.#reasoning += event.text;
     else this.#content += event.text;
@@ -31,7 +31,7 @@ export class RunProgress {
 
   outcome(status: number, interrupted: boolean): RunOutcome {
     const usage = this.#usage;
-    const finishReason = this.#finish;
+    const finishReason = this.#finishReason;
     if (usage !== undefined) {
       const { promptTokens, completionTokens, reasoningTokens, cachedPromptTokens } = usage;
       if (cachedPromptTokens !== undefined) return { promptTokens, completionTokens, reasoningTokens, cachedPromptTokens, finishReason, status, interrupted };

@@ -19,7 +19,7 @@ function everyFrame(format: StreamFormat): string[] {
     encoder.reasoning('thinking\nabout "it"'),
     encoder.content('Hello\r\n', [{ token: 'Hello', logprob: -0.1, bytes: [72], top_logprobs: [] }]),
     encoder.toolCallStart(0, 'call_1', 'get_weather'),
-    encoder.toolCallArguments(0, '{"city":"Paris"}'),
+    encoder.toolCallDelta(0, '{"city":"Paris"}'),
     encoder.finish('tool_calls', undefined, 'fp_1'),
     encoder.usage({ prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 }),
     encoder.error({ error: { message: 'boom', type: 'server_error', param: null, code: 'upstream_error' } }),

@@ -59,18 +59,18 @@ export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamE
       const call = `{"index":${index},"id":${JSON.stringify(id)},"type":"function","function":{"name":${JSON.stringify(name)},"arguments":""}}`;
       return message(`${openDelta}${role()}"tool_calls":[${call}]${closeDelta}`);
     },
-    toolCallArguments(index: number, text: string): string {
-      return message(`${openDelta}${role()}"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(text)}}}]${closeDelta}`);
+    toolCallDelta(index: number, argumentsDelta: string): string {
+      return message(`${openDelta}${role()}"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(argumentsDelta)}}}]${closeDelta}`);
     },
     /**
      * The last chunk; `usage` is left out when a `choices: []` usage chunk follows (decisions
      * §4.3). It and the usage chunk carry the model's `system_fingerprint` when it gave one.
      */
-    finish(reason: string, usage: Usage | undefined, fingerprint?: string): string {
+    finish(finishReason: string, usage: Usage | undefined, fingerprint?: string): string {
       // A stream whose engine produced nothing still gives the role on its first chunk.
       const delta = rolePending ? role().slice(0, -1) : '';
       const tail = usage === undefined ? '}' : `,"usage":${JSON.stringify(usage)}}`;
-      return message(`{${headWith(fingerprint)}{"index":0,"delta":{${delta}},"finish_reason":${JSON.stringify(reason)}}]${tail}`);
+      return message(`{${headWith(fingerprint)}{"index":0,"delta":{${delta}},"finish_reason":${JSON.stringify(finishReason)}}]${tail}`);
     },
     usage(usage: Usage, fingerprint?: string): string {
       return message(`{${headWith(fingerprint)}],"usage":${JSON.stringify(usage)}}`);
