@@ -1,4 +1,4 @@
-import { commentFrame, dataFrame, eventField, hasLineBreak, idField, multiLineFrame, retryField } from './sse-frame-builders.js';
+import { commentFrame, dataFrame, eventField, frameOpening, hasLineBreak, idField, multiLineFrame, retryField } from './sse-frame-builders.js';
 
 /** The fields of one server-sent event, as {@link encodeSseEvent} writes them. */
 export interface SseEventInit {
@@ -41,7 +41,7 @@ export function encodeSseEvent(init: SseEventInit): string {
     head += retryField(retry);
   }
   // The hot path (one JSON chunk per frame) never has a line break: no split, one concat.
-  if (!hasLineBreak(data)) return dataFrame(head, data);
+  if (!hasLineBreak(data)) return dataFrame(frameOpening(head), data);
   return multiLineFrame(head, 'data: ', data);
 }
 

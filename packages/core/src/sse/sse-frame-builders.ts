@@ -19,12 +19,17 @@ export function retryField(milliseconds: number): string {
 }
 
 /**
- * A whole frame: its head (`eventField`, `idField`, `retryField` lines, or '') and one `data:`
- * line, then the blank line that dispatches it. One concatenation: the hot stream encoder
- * calls it once per frame.
+ * The start of a frame: its head (`eventField`, `idField`, `retryField` lines, or '') and the
+ * `data: ` of its data line. A writer builds it once per kind of frame, so each frame of the
+ * hot path costs one concatenation (`dataFrame`).
  */
-export function dataFrame(head: string, line: string): string {
-  return head + 'data: ' + line + '\n\n';
+export function frameOpening(head: string): string {
+  return head + 'data: ';
+}
+
+/** A whole frame: its opening (`frameOpening`), one data line, and the blank line that dispatches it. */
+export function dataFrame(opening: string, line: string): string {
+  return opening + line + '\n\n';
 }
 
 /** A comment frame of one line, which every decoder skips (the keep-alive). */

@@ -1,7 +1,7 @@
 import type { ErrorEnvelope } from '../schemas/error-envelope.js';
 import type { TokenLogprob } from '../schemas/logprobs.js';
 import type { Usage } from '../schemas/usage.js';
-import { dataFrame, eventField } from '../sse/sse-frame-builders.js';
+import { dataFrame, eventField, frameOpening } from '../sse/sse-frame-builders.js';
 
 /** The two wire formats of a stream (decisions §4). */
 export type StreamFormat = 'quantum' | 'openai';
@@ -13,7 +13,7 @@ export interface StreamEnvelope {
 }
 
 /** The stream's last frame in both formats (decisions §4). */
-const doneFrame = dataFrame('', '[DONE]');
+const doneFrame = dataFrame(frameOpening(''), '[DONE]');
 
 /**
  * Encodes the frames of one stream. Chunks share one envelope, so its JSON is built once and
@@ -30,9 +30,10 @@ export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamE
   const closeDelta = '},"finish_reason":null}]}';
   const named = format === 'quantum';
   // Our format names each frame's event; OpenAI's sends every frame as the default `message`.
-  const messageHead = named ? eventField('message') : '';
-  const thoughtHead = eventField('thought_trace');
-  const errorHead = named ? eventField('error') : '';
+  const messageOpening = frameOpening(named ? eventField('message') : '');
+  const thoughtOpening = frameOpening(eventField('thought_trace'));
+  const plainOpening = frameOpening('');
+  const errorOpening = frameOpening(named ? eventField('error') : '');
   let rolePending = true;
 
   function role(): string {
@@ -41,14 +42,14 @@ export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamE
     return '"role":"assistant",';
   }
   function message(json: string): string {
-    return dataFrame(messageHead, json);
+    return dataFrame(messageOpening, json);
   }
 
   return {
     reasoning(text: string): string {
       const piece = JSON.stringify(text);
       const chunk = `${head}{"index":0,"delta":{${role()}"reasoning_content":${piece}${closeDelta}`;
-      return named ? dataFrame(thoughtHead, `{"delta":${piece},${chunk}`) : dataFrame('', `{${chunk}`);
+      return named ? dataFrame(thoughtOpening, `{"delta":${piece},${chunk}`) : dataFrame(plainOpening, `{${chunk}`);
     },
     content(text: string, logprobs?: readonly TokenLogprob[]): string {
       if (logprobs === undefined) return message(`${openDelta}${role()}"content":${JSON.stringify(text)}${closeDelta}`);
@@ -79,7 +80,7 @@ export function createStreamFrameEncoder(format: StreamFormat, envelope: StreamE
       return doneFrame;
     },
     error(error: ErrorEnvelope): string {
-      return dataFrame(errorHead, JSON.stringify(error));
+      return dataFrame(errorOpening, JSON.stringify(error));
     },
   };
 }
