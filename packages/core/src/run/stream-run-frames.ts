@@ -1,6 +1,6 @@
-import { encodeSseComment } from '../sse/encode-sse-event.js';
 import type { ChatEngineEvent } from '../engine/chat-engine.js';
 import { toErrorEnvelope } from '../errors/to-error-envelope.js';
+import { encodeSseComment } from '../sse/encode-sse-event.js';
 import { createStreamFrameEncoder } from '../wire/stream-frame-encoder.js';
 import type { EngineRun } from './engine-run.js';
 import { createEventFramer } from './event-frames.js';
