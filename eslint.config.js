@@ -5,6 +5,7 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { coreRoomRules } from './packages/core/eslint-rooms.js';
 
 /** The files the packages' tsconfigs hold: these are linted with their types. */
 const typedFiles = ['{packages,apps,examples}/*/{src,test}/**/*.{ts,mts,cts}', 'packaging/{src,test}/**/*.{ts,mts,cts}'];
@@ -74,4 +75,7 @@ export default defineConfig(
     files: ['packages/interop/test/**/*.{ts,mts,cts}'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // The core's rooms and floors (packages/core/eslint-rooms.js, docs/architecture.md): a block
+  // of its own per room, apart from the package-level rules.
+  ...coreRoomRules,
 );

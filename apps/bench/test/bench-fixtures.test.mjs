@@ -1,7 +1,8 @@
 // A smoke test of the benchmark's own fixtures, so that a broken bench is caught by the test
 // run without timing anything: the three decoders agree on the stream, the three encoders
 // write the same bytes, and the bare routes' frames are the handler's frames.
-import { createChatHandler, createSseDecoder, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { createSseDecoder } from '@quantum-chat/core/sse';
 import { connectionFromSignal } from '@quantum-chat/core/host';
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { builtinModels, chatCompletionRequestSchema } from '@quantum-chat/core';
+import { builtinModels } from '@quantum-chat/core';
+import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
 import * as z from 'zod';
 import { defaultAdminTokenFailuresPerMinute } from './admin/admin-token-throttle.js';
 

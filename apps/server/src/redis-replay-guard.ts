@@ -1,4 +1,5 @@
-import { createMemoryReplayGuard, replayGuardFull, type SignatureReplayGuard } from '@quantum-chat/core';
+import { createMemoryReplayGuard, type SignatureReplayGuard } from '@quantum-chat/core';
+import { replayGuardFull } from '@quantum-chat/core/host';
 import { Redis } from 'ioredis';
 
 export interface RedisReplayGuard extends SignatureReplayGuard {

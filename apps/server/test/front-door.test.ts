@@ -1,4 +1,4 @@
-import { errorEnvelopeSchema } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startInProcessServer } from './in-process-server.js';
 import { openStream } from './sse.js';

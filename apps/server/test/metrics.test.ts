@@ -1,4 +1,5 @@
-import { chatCompletionChunkSchema, chatCompletionSchema, generateApiKey, type Usage } from '@quantum-chat/core';
+import { chatCompletionChunkSchema, chatCompletionSchema } from '@quantum-chat/core/schemas';
+import { generateApiKey, type Usage } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, promtoolCheckMetrics, valueOf, type Sample } from './prometheus-text.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { errorEnvelopeSchema } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { redisServerAvailable, redisSkipMessage, startRedisServer, type RedisServer } from '../../../packages/access-control/test/redis-server.js';
 import { lastLine, runBuiltCli } from './run-cli.js';

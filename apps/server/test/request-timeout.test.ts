@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { errorEnvelopeSchema } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import { trickleRequest, type TrickleOutcome } from '@quantum-chat/conformance';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startInProcessServer } from './in-process-server.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chatCompletionSchema } from '@quantum-chat/core';
+import { chatCompletionSchema } from '@quantum-chat/core/schemas';
 import { tinyGgufBytes, writeTinyGguf } from '@quantum-chat/engine-llama/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLiveKey } from './create-live-key.js';

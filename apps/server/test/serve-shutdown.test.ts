@@ -1,4 +1,4 @@
-import { errorEnvelopeSchema } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSplitRequest } from './raw-request.js';
 import { startServerProcess } from './server-process.js';

@@ -1,4 +1,4 @@
-import { chatCompletionSchema } from '@quantum-chat/core';
+import { chatCompletionSchema } from '@quantum-chat/core/schemas';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createLiveKey } from './create-live-key.js';
 import { startFakeUpstream } from './fake-upstream.js';

@@ -2,10 +2,10 @@ import {
   chatCompletionChunkSchema,
   chatCompletionSchema,
   errorEnvelopeSchema,
-  generateApiKey,
   modelListSchema,
   thoughtTraceChunkSchema,
-} from '@quantum-chat/core';
+} from '@quantum-chat/core/schemas';
+import { generateApiKey } from '@quantum-chat/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLiveKey } from './create-live-key.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';

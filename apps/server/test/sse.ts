@@ -1,4 +1,4 @@
-import { createSseDecoder, type SseEvent } from '@quantum-chat/core';
+import { createSseDecoder, type SseEvent } from '@quantum-chat/core/sse';
 
 /** Decodes a whole `text/event-stream` body into its events (comments are dropped). */
 export function decodeSse(body: string): SseEvent[] {

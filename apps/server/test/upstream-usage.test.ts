@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { chatCompletionSchema } from '@quantum-chat/core';
+import { chatCompletionSchema } from '@quantum-chat/core/schemas';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createLiveKey } from './create-live-key.js';
 import { startFakeUpstream } from './fake-upstream.js';

@@ -1,4 +1,4 @@
-import { randomBase62 } from '@quantum-chat/core';
+import { randomBase62 } from '@quantum-chat/core/host';
 import type { ApiKeyRecord, AuditEntry, KeyStore, Organisation, StoreChange, UsageRecord } from './key-store.js';
 import { maxAuditEntries } from './store-rows.js';
 import { summariseUsageByDay, summariseUsageRecords } from './summarise-usage.js';

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { randomBase62 } from '@quantum-chat/core';
+import { randomBase62 } from '@quantum-chat/core/host';
 import type postgres from 'postgres';
 import type { KeyStore, OrganisationChange, StoreChange, UsageRecord } from './key-store.js';
 import type { LimitOverrides } from './plan-limits.js';

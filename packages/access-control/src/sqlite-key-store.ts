@@ -1,4 +1,4 @@
-import { randomBase62 } from '@quantum-chat/core';
+import { randomBase62 } from '@quantum-chat/core/host';
 import type { KeyStore, OrganisationChange, StoreChange, UsageRecord } from './key-store.js';
 import type { LimitOverrides } from './plan-limits.js';
 import { startSqliteExecutor, type SqlOp } from './sqlite-executor.js';

@@ -1,4 +1,4 @@
-import { randomBase62 } from '@quantum-chat/core';
+import { randomBase62 } from '@quantum-chat/core/host';
 
 /** Base 36 of the time in ms, fixed width: 9 digits last until the year 5188, and sort as text (`0-9` before `a-z`). */
 const timeDigits = 9;

@@ -1,4 +1,5 @@
-import { errorEnvelopeSchema, type ErrorEnvelope } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
+import type { ErrorEnvelope } from '@quantum-chat/core';
 
 /** A chat body for the reference engine; `content` picks what it answers. */
 export function chatBody(overrides: Record<string, unknown> = {}, content = 'Tell me about the quantum lite model.'): Record<string, unknown> {

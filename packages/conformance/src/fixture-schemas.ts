@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { tokenLogprobSchema } from '@quantum-chat/core';
+import { tokenLogprobSchema } from '@quantum-chat/core/schemas';
 
 /**
  * The placeholder an expected JSON body may hold where any non-empty string is right.

@@ -1,4 +1,4 @@
-import { createSseDecoder } from '@quantum-chat/core';
+import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createDialectReader, createToolCallAccumulator, type WireUsage } from '@quantum-chat/core/dialect';
 import { runClientConformance, type CollectedCompletion, type CollectedUsage } from '../src/index.js';
 

@@ -1,4 +1,4 @@
-import { createSseDecoder, type SseEvent } from '@quantum-chat/core';
+import { createSseDecoder, type SseEvent } from '@quantum-chat/core/sse';
 
 const events: SseEvent[] = [];
 const decoder = createSseDecoder({

@@ -1,4 +1,5 @@
-import { createSseDecoder, QuantumChatError, SseEventTooLongError, type SseEvent } from '@quantum-chat/core';
+import { createSseDecoder, SseEventTooLongError, type SseEvent } from '@quantum-chat/core/sse';
+import { QuantumChatError } from '@quantum-chat/core';
 import { bodyTooLarge } from './read-capped-body.js';
 import type { UpstreamBodyReader } from './upstream-transport.js';
 

@@ -1,4 +1,4 @@
-import type { SseEvent } from '@quantum-chat/core';
+import type { SseEvent } from '@quantum-chat/core/sse';
 import { describe, expect, it } from 'vitest';
 import { countApproximateTokens } from './approximate-tokens.js';
 import { createUpstreamChunkMapper } from './upstream-chunk-mapper.js';

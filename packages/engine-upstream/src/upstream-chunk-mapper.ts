@@ -1,4 +1,5 @@
-import { QuantumChatError, type ChatEngineEvent, type EngineUsage, type SseEvent, type TokenLogprob } from '@quantum-chat/core';
+import { QuantumChatError, type ChatEngineEvent, type EngineUsage, type TokenLogprob } from '@quantum-chat/core';
+import type { SseEvent } from '@quantum-chat/core/sse';
 import { createDialectReader, type DialectSink, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
 import { checkUpstreamUsage } from './check-upstream-usage.js';
 import { failureFromStatus } from './upstream-failure.js';

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import { createChatHandler, errorEnvelopeSchema, generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { createChatHandler, generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import { applyRequestTimeout } from '@quantum-chat/core/node';
 import { trickleRequest, type TrickleOutcome } from '@quantum-chat/conformance';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';

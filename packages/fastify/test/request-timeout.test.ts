@@ -1,4 +1,5 @@
-import { errorEnvelopeSchema, generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
+import { generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { trickleRequest, type TrickleOutcome } from '@quantum-chat/conformance';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import Fastify from 'fastify';

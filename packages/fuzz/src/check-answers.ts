@@ -1,4 +1,4 @@
-import { chatCompletionSchema, errorEnvelopeSchema } from '@quantum-chat/core';
+import { chatCompletionSchema, errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import type { RawResponse } from './send-raw.js';
 
 /** What must match between hosts for the same bytes. */

@@ -2,7 +2,8 @@
 import { once } from 'node:events';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { insecureAcceptAnyApiKey, errorEnvelopeSchema, findToolSchemaProblem, generateApiKey, validateChatRequest } from '@quantum-chat/core';
+import { insecureAcceptAnyApiKey, findToolSchemaProblem, generateApiKey, validateChatRequest } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { badInputCases, deeplyNested, type BadInputCase } from '../src/bad-input-cases.js';

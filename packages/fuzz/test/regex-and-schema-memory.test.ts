@@ -1,6 +1,7 @@
 /** Patterns from requests never stall the event loop; distinct tool schemas never grow memory. */
 import { Agent } from 'node:http';
-import { createChatHandler, errorEnvelopeSchema, generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { createChatHandler, generateApiKey, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureMemory } from '../src/force-gc.js';

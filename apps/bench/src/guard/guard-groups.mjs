@@ -3,7 +3,9 @@
 // reports the reference's CPU time over the core's (higher is faster). Run one group per
 // process (`node guard-groups.mjs <group>` prints one JSON line), so no group's type feedback
 // slows another's.
-import { chatCompletionRequestSchema, createChatHandler, createSseDecoder, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
+import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createParser } from 'eventsource-parser';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders, streamRequestBody } from '../lib/fixtures.mjs';

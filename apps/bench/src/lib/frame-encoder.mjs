@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-const source = fileURLToPath(new URL('../../../../packages/core/src/http/stream-frame-encoder.ts', import.meta.url));
+const source = fileURLToPath(new URL('../../../../packages/core/src/wire/stream-frame-encoder.ts', import.meta.url));
 const outDirectory = fileURLToPath(new URL('../../.cache/', import.meta.url));
 
 /** Compiles and imports the frame encoder; resolves to `createStreamFrameEncoder`. */

@@ -1,7 +1,7 @@
 // CPU microbenchmarks, one group per process (so one group's type feedback never slows
 // another's): SSE decoding, the client's stream iteration, long-event linearity, encoding.
 // Each group alternates its candidates round by round and measures process CPU time.
-import { createSseDecoder } from '@quantum-chat/core';
+import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createChatClient } from '@quantum-chat/client';
 import { createParser } from 'eventsource-parser';
 import fastJsonStringify from 'fast-json-stringify';

@@ -1,4 +1,5 @@
-import type { SseEvent, Usage } from '@quantum-chat/core';
+import type { SseEvent } from '@quantum-chat/core/sse';
+import type { Usage } from '@quantum-chat/core';
 import { createDialectReader, type DialectSink, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
 import { APIResponseValidationError } from '../errors/connection-errors.js';
 import { apiErrorFromWire } from '../errors/create-api-error.js';

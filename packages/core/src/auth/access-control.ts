@@ -1,6 +1,5 @@
 import type { Plan } from '../schemas/model.js';
 import type { ApiKeyKind, ParsedApiKey } from './parse-api-key.js';
-import { insecureAcceptAnyApiKey } from './static-api-keys.js';
 
 /** Who is calling: resolved from an API key. */
 export interface Principal {
@@ -99,10 +98,3 @@ export interface AccessControl {
   admitRequest?(principal: Principal): Promise<{ headers: Record<string, string> }>;
 }
 
-/**
- * @deprecated Renamed `insecureAcceptAnyApiKey`, which says what it does: any well-formed key
- * is admitted. Kept so that existing code keeps compiling; it is no longer a default.
- */
-export function createFormatOnlyAccessControl(options: { plan?: Plan } = {}): AccessControl {
-  return insecureAcceptAnyApiKey(options);
-}

@@ -78,3 +78,11 @@ export function insecureAcceptAnyApiKey(options: { plan?: Plan } = {}): AccessCo
     authenticate: async (key) => ({ keyId: key.display, organisationId: 'default', plan, kind: key.kind }),
   };
 }
+
+/**
+ * @deprecated Renamed `insecureAcceptAnyApiKey`, which says what it does: any well-formed key
+ * is admitted. Kept so that existing code keeps compiling; it is no longer a default.
+ */
+export function createFormatOnlyAccessControl(options: { plan?: Plan } = {}): AccessControl {
+  return insecureAcceptAnyApiKey(options);
+}

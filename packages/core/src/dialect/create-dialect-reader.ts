@@ -32,7 +32,7 @@ export interface DialectSink {
   /** A chunk's usage (a fresh object of the parsed chunk; its counts are numbers or missing). */
   usage(usage: WireUsage): void;
   /** A non-empty `finish_reason`. */
-  finish(reason: string): void;
+  finish(finishReason: string): void;
   /**
    * The token log probabilities a chunk carried in `choices[0].logprobs.content` (fresh
    * objects), after the chunk's content. Optional: without it they are not read.

@@ -1,4 +1,4 @@
-import type { ChatHttpBodyResponse } from '../http/chat-http-types.js';
+import type { ChatHttpBodyResponse } from '../contract/chat-http-types.js';
 import type { ErrorEnvelope } from '../schemas/error-envelope.js';
 import { QuantumChatError } from './quantum-chat-error.js';
 

@@ -7,8 +7,8 @@ import { createSequentialIdGenerator } from '../ids.js';
 import { builtinModels } from '../models/builtin-models.js';
 import { createModelRegistry } from '../models/model-registry.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import type { ChatRequestRecord } from './chat-request-observer.js';
-import { connectionFromSignal } from './client-connection.js';
+import type { ChatRequestRecord } from '../run/chat-request-observer.js';
+import { connectionFromSignal } from '../contract/client-connection.js';
 import { createChatHandler } from './create-chat-handler.js';
 
 const key = generateApiKey('live');

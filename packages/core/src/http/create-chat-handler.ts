@@ -1,6 +1,8 @@
-import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
 import type { AccessControl, Admission, AdmissionDemand, AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
+import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
+import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
+import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
 import { selectPassedThrough } from '../engine/pass-through-policy.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
@@ -9,18 +11,18 @@ import { generateRandomId, type GenerateId } from '../ids.js';
 import { modelNotFoundError } from '../models/model-not-found.js';
 import { createModelRegistry, planAllows, type ModelRegistry } from '../models/model-registry.js';
 import { createOpenApiDocument } from '../openapi/create-openapi-document.js';
-import { authenticateRequest } from './authenticate-request.js';
-import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
-import { ClientClosedError, clientClosedStatus } from './client-connection.js';
-import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from './chat-request-observer.js';
-import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestBody } from './read-request-body.js';
-import { ignoredParamsHeader } from './ignored-params-header.js';
-import { routeRequest, unknownUrlError } from './route-request.js';
-import { runToCompletion, runToStream, type RunOutcome } from './run-chat-completion.js';
-import type { StreamFormat } from './stream-frame-encoder.js';
-import { toFetchHandler } from './to-fetch-handler.js';
-import { validateChatRequest } from './validate-chat-request.js';
+import { authenticateRequest } from '../request/authenticate-request.js';
+import { ignoredParamsHeader } from '../request/ignored-params-header.js';
+import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestBody } from '../request/read-request-body.js';
+import { routeRequest, unknownUrlError } from '../request/route-request.js';
+import { validateChatRequest } from '../request/validate-chat-request.js';
+import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from '../run/chat-request-observer.js';
+import type { RunOutcome } from '../run/run-settings.js';
+import { runToCompletion } from '../run/run-to-completion.js';
+import { runToStream } from '../run/run-to-stream.js';
 import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
+import type { StreamFormat } from '../wire/stream-frame-encoder.js';
+import { toFetchHandler } from './to-fetch-handler.js';
 
 export interface ChatHandlerOptions {
   /** The engine of every model; or give a `registry` for one engine per model. */

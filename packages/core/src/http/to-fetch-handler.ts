@@ -1,5 +1,5 @@
-import type { ChatHttpReadBody, ChatHttpRequest, ChatHttpResponse } from './chat-http-types.js';
-import { connectionFromSignal } from './client-connection.js';
+import type { ChatHttpReadBody, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
+import { connectionFromSignal } from '../contract/client-connection.js';
 
 const encoder = new TextEncoder();
 

@@ -1,5 +1,5 @@
 import { toErrorResponseParts } from '../errors/to-error-envelope.js';
-import { requestTimeoutError } from '../http/read-request-body.js';
+import { requestTimeoutError } from '../request/read-request-body.js';
 import { generateRandomId } from '../ids.js';
 
 /** A client socket as an `http.Server` hands it to `clientError` listeners. */

@@ -1,4 +1,4 @@
-import type { ChatHttpRequest, ChatHttpRequestBody, ClientConnection } from '../http/chat-http-types.js';
+import type { ChatHttpRequest, ChatHttpRequestBody, ClientConnection } from '../contract/chat-http-types.js';
 import type { NodeServerResponseLike } from './node-like.js';
 
 /** The plain parts of a request; the connection comes from the response it answers. */

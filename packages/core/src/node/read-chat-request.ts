@@ -1,4 +1,4 @@
-import type { ChatHttpReadBody, ChatHttpRequest } from '../http/chat-http-types.js';
+import type { ChatHttpReadBody, ChatHttpRequest } from '../contract/chat-http-types.js';
 import { requestTimedOut } from './apply-request-timeout.js';
 import { createNodeChatRequest } from './node-chat-request.js';
 import type { NodeIncomingMessageLike, NodeServerResponseLike } from './node-like.js';

@@ -1,4 +1,4 @@
-import type { ChatHttpResponse } from '../http/chat-http-types.js';
+import type { ChatHttpResponse } from '../contract/chat-http-types.js';
 import type { NodeServerResponseLike } from './node-like.js';
 import { writeFrames } from './write-frames.js';
 

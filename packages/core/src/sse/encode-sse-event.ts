@@ -1,3 +1,5 @@
+import { commentFrame, dataFrame, eventField, frameOpening, hasLineBreak, idField, multiLineFrame, retryField } from './sse-frame-builders.js';
+
 /** The fields of one server-sent event, as {@link encodeSseEvent} writes them. */
 export interface SseEventInit {
   /** The event type (`event:` line). Left out when absent or empty: both mean the default `message`. */
@@ -9,9 +11,6 @@ export interface SseEventInit {
   /** The reconnection time in milliseconds (`retry:` line): a non-negative integer. */
   retry?: number;
 }
-
-// One scan for any SSE line break; used only when data is known to contain CR or LF.
-const lineBreak = /\r\n|\r|\n/;
 
 /**
  * Encodes one complete SSE frame, ending with the blank line that dispatches it.
@@ -28,28 +27,22 @@ export function encodeSseEvent(init: SseEventInit): string {
   const { event, data, id, retry } = init;
   let head = '';
   if (event !== undefined && event !== '') {
-    if (event.indexOf('\n') !== -1 || event.indexOf('\r') !== -1) {
-      throw new TypeError('SSE event type must not contain CR or LF');
-    }
-    head = 'event: ' + event + '\n';
+    if (hasLineBreak(event)) throw new TypeError('SSE event type must not contain CR or LF');
+    head = eventField(event);
   }
   if (id !== undefined) {
-    if (id.indexOf('\n') !== -1 || id.indexOf('\r') !== -1 || id.indexOf('\0') !== -1) {
-      throw new TypeError('SSE event id must not contain CR, LF or NUL');
-    }
-    head += 'id: ' + id + '\n';
+    if (hasLineBreak(id) || id.indexOf('\0') !== -1) throw new TypeError('SSE event id must not contain CR, LF or NUL');
+    head += idField(id);
   }
   if (retry !== undefined) {
     if (!Number.isSafeInteger(retry) || retry < 0) {
       throw new RangeError(`SSE retry must be a non-negative integer, got ${String(retry)}`);
     }
-    head += 'retry: ' + String(retry) + '\n';
+    head += retryField(retry);
   }
   // The hot path (one JSON chunk per frame) never has a line break: no split, one concat.
-  if (data.indexOf('\n') === -1 && data.indexOf('\r') === -1) {
-    return head + 'data: ' + data + '\n\n';
-  }
-  return head + prefixLines('data: ', data) + '\n';
+  if (!hasLineBreak(data)) return dataFrame(frameOpening(head), data);
+  return multiLineFrame(head, 'data: ', data);
 }
 
 /**
@@ -60,13 +53,5 @@ export function encodeSseEvent(init: SseEventInit): string {
  * encodeSseComment('keep-alive'); // ': keep-alive\n\n'
  */
 export function encodeSseComment(text: string): string {
-  if (text.indexOf('\n') === -1 && text.indexOf('\r') === -1) return ': ' + text + '\n\n';
-  return prefixLines(': ', text) + '\n';
-}
-
-/** `prefix + line + '\n'` for each line of `text`. */
-function prefixLines(prefix: string, text: string): string {
-  let out = '';
-  for (const line of text.split(lineBreak)) out += prefix + line + '\n';
-  return out;
+  return hasLineBreak(text) ? multiLineFrame('', ': ', text) : commentFrame(text);
 }

@@ -1,4 +1,4 @@
-import { encodeCompletionBody } from '../http/completion-body.js';
+import { encodeCompletionBody } from '../wire/completion-body.js';
 import type { ErrorEnvelope } from '../schemas/error-envelope.js';
 import type { TokenLogprob } from '../schemas/logprobs.js';
 import type { ToolCall } from '../schemas/tool-call.js';

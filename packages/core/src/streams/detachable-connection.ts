@@ -1,4 +1,4 @@
-import type { ClientConnection } from '../http/chat-http-types.js';
+import type { ClientConnection } from '../contract/chat-http-types.js';
 
 /**
  * The connection a resumable run's engine watches: the client's own until the stream's

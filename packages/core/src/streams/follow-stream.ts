@@ -1,5 +1,5 @@
-import type { ClientConnection } from '../http/chat-http-types.js';
-import { FrameStream } from '../http/frame-stream.js';
+import type { ClientConnection } from '../contract/chat-http-types.js';
+import { FrameStream } from '../run/frame-stream.js';
 import { encodeErrorFrame, streamError } from './stream-frames.js';
 import { StreamLostError, type StreamChunk, type StreamStore } from './stream-store.js';
 

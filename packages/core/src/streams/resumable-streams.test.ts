@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../auth/parse-api-key.js';
 import { staticApiKeys } from '../auth/static-api-keys.js';
 import type { ChatEngine, ChatEngineEvent } from '../engine/chat-engine.js';
-import type { ChatRequestRecord } from '../http/chat-request-observer.js';
+import type { ChatRequestRecord } from '../run/chat-request-observer.js';
 import { createChatHandler, type ChatHandlerOptions } from '../http/create-chat-handler.js';
 import type { GenerateId } from '../ids.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';

@@ -1,9 +1,10 @@
 import type { Principal } from '../auth/access-control.js';
 import { describeErrorCode, isErrorCode } from '../errors/error-codes.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import type { ChatHttpRequest, ChatHttpResponse } from '../http/chat-http-types.js';
-import { headerValue } from '../http/read-request-body.js';
-import { runToStream, type RunSettings } from '../http/run-chat-completion.js';
+import type { ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
+import { headerValue } from '../request/read-request-body.js';
+import type { RunSettings } from '../run/run-settings.js';
+import { runToStream } from '../run/run-to-stream.js';
 import { completionFromFrames } from './completion-from-frames.js';
 import { DetachableConnection } from './detachable-connection.js';
 import { followStream } from './follow-stream.js';

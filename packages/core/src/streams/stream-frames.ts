@@ -1,9 +1,13 @@
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { ErrorCode } from '../errors/error-codes.js';
+import { dataFrame, eventField, frameOpening, retryField } from '../sse/sse-frame-builders.js';
 
 /** What a resumable stream's first frame starts with: clients reconnect after a second (EventSource's own default is 3 s). */
-export const retryField = 'retry: 1000\n';
+export const resumeRetryField = retryField(1000);
+
+const plainOpening = frameOpening('');
+const errorOpening = frameOpening(eventField('error'));
 
 /**
  * Splits encoded SSE text into its frames (each ends with a blank line; a JSON `data:` line
@@ -21,8 +25,7 @@ export function splitFrames(text: string): string[] {
 
 /** The error frame of a stream of `kind`, in its wire format (the spec's `event: error`, or a bare `data:` for OpenAI's). */
 export function encodeErrorFrame(kind: string, error: unknown): string {
-  const data = `data: ${JSON.stringify(toErrorEnvelope(error))}\n\n`;
-  return kind.endsWith(':openai') ? data : `event: error\n${data}`;
+  return dataFrame(kind.endsWith(':openai') ? plainOpening : errorOpening, JSON.stringify(toErrorEnvelope(error)));
 }
 
 /** A stream error of ours, as an error frame carries it. */

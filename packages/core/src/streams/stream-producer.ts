@@ -1,4 +1,5 @@
-import { encodeErrorFrame, retryField, splitFrames, streamError } from './stream-frames.js';
+import { idField } from '../sse/sse-frame-builders.js';
+import { encodeErrorFrame, resumeRetryField, splitFrames, streamError } from './stream-frames.js';
 import type { StreamFrame, StreamMeta, StreamStore } from './stream-store.js';
 
 /**
@@ -131,7 +132,7 @@ export class StreamProducer {
       // Keep-alive comments carry no id and are not stored: each follower sends its own.
       if (frame.charCodeAt(0) === 58 /* ':' */) continue;
       const seq = ++this.#seq;
-      entries.push({ seq, frame: seq === 1 ? `${retryField}id: 1\n${frame}` : `id: ${seq}\n${frame}` });
+      entries.push({ seq, frame: seq === 1 ? resumeRetryField + idField('1') + frame : idField(String(seq)) + frame });
     }
     if (entries.length > 0) this.#store.append(this.id, entries);
   }

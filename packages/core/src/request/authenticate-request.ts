@@ -4,7 +4,7 @@ import type { SignatureReplayGuard } from '../auth/signature-replay-guard.js';
 import { signedContentClaim } from '../auth/signed-content-claim.js';
 import { defaultSignatureToleranceSeconds, findMatchingSignature, parseSignatureHeader } from '../auth/verify-signature.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import type { ChatHttpRequest } from './chat-http-types.js';
+import type { ChatHttpRequest } from '../contract/chat-http-types.js';
 import { headerValue } from './read-request-body.js';
 
 export interface AuthenticationSettings {

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/access-control.js';
-import type { ChatHttpRequest } from './chat-http-types.js';
+import type { ChatHttpRequest } from '../contract/chat-http-types.js';
 
 /** What the handler reports of each chat request, once, however it ended. */
 export interface ChatRequestRecord {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../auth/parse-api-key.js';
 import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
-import { createChatHandler } from './create-chat-handler.js';
+import { createChatHandler } from '../http/create-chat-handler.js';
 
 const engine: ChatEngine = {
   async *generate() {

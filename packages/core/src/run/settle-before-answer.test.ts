@@ -4,7 +4,7 @@ import { generateApiKey } from '../auth/parse-api-key.js';
 import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import type { ChatEngine, ChatEngineEvent } from '../engine/chat-engine.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import { createChatHandler } from './create-chat-handler.js';
+import { createChatHandler } from '../http/create-chat-handler.js';
 
 const key = generateApiKey('live');
 const answer: ChatEngineEvent[] = [

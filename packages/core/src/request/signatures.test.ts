@@ -1,11 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createFormatOnlyAccessControl, type AccessControl } from '../auth/access-control.js';
+import type { AccessControl } from '../auth/access-control.js';
+import { createFormatOnlyAccessControl } from '../auth/static-api-keys.js';
 import { generateApiKey } from '../auth/parse-api-key.js';
 import { createMemoryReplayGuard } from '../auth/signature-replay-guard.js';
 import { signRequestBody } from '../auth/verify-signature.js';
 import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import type { ChatEngine } from '../engine/chat-engine.js';
-import { createChatHandler, type ChatHandlerOptions } from './create-chat-handler.js';
+import { createChatHandler, type ChatHandlerOptions } from '../http/create-chat-handler.js';
 
 const key = generateApiKey('live');
 const secret = 'whsec_0123456789abcdef';

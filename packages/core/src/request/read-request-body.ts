@@ -1,5 +1,5 @@
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import type { ChatHttpReadBody, ChatHttpRequest } from './chat-http-types.js';
+import type { ChatHttpReadBody, ChatHttpRequest } from '../contract/chat-http-types.js';
 import { checkParsedBody, decodeUtf8Body, parseJsonBody } from './parse-json-body.js';
 
 /** The default body limit: 1 MiB (decisions §2). */

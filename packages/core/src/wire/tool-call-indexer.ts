@@ -28,3 +28,6 @@ export function createToolCallIndexer(generateId: GenerateId) {
     },
   };
 }
+
+/** The indexer of one answer's tool calls. */
+export type ToolCallIndexer = ReturnType<typeof createToolCallIndexer>;

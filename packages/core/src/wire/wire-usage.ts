@@ -1,11 +1,25 @@
-import type { EngineUsage } from '../engine/chat-engine.js';
 import type { Usage } from '../schemas/usage.js';
+
+/**
+ * The token counts the wire's usage object is made of: an engine's `EngineUsage` is one (the
+ * wire sits below the engine interface, so it names the shape rather than importing it).
+ */
+export interface UsageCounts {
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  cachedPromptTokens?: number | undefined;
+  promptAudioTokens?: number | undefined;
+  acceptedPredictionTokens?: number | undefined;
+  rejectedPredictionTokens?: number | undefined;
+  completionAudioTokens?: number | undefined;
+}
 
 /**
  * An engine's token counts as the wire's usage object (decisions §3), with the details a model
  * reported in OpenAI's fields, in OpenAI's order, only those it reported.
  */
-export function toWireUsage(usage: EngineUsage): Usage {
+export function toWireUsage(usage: UsageCounts): Usage {
   const wire: Usage = {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,

@@ -1,0 +1,53 @@
+import type { AdmissionOutcome, AdmissionProgress } from '../auth/access-control.js';
+import type { ClientConnection } from '../contract/chat-http-types.js';
+import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
+import type { GenerateId } from '../ids.js';
+import type { StreamFormat } from '../wire/stream-frame-encoder.js';
+
+/** What one engine run needs: the engine and its request, the client, and how to settle. */
+export interface RunSettings {
+  engine: ChatEngine;
+  request: ChatEngineRequest;
+  requestId: string;
+  /**
+   * The client's connection: watched only when needed (an engine reads its signal, or a
+   * stream starts); the engine gets a signal of its own, aborted when the client goes or by
+   * an early stop.
+   */
+  client: ClientConnection;
+  /** Aborted when the server shuts down: open requests end with a `shutting_down` error. */
+  shutdownSignal?: AbortSignal | undefined;
+  generateId: GenerateId;
+  /** The stream's completion id when drawn before the run (a resumable stream's id is its header); drawn at its start otherwise. */
+  completionId?: string | undefined;
+  createdSeconds: number;
+  streamFormat: StreamFormat;
+  includeUsage: boolean;
+  keepAliveIntervalMs: number;
+  /**
+   * How long a stream may leave a frame unread, the consumer not pulling the next one (the
+   * socket is full because the client stopped reading), before the core gives up on it.
+   * 0 or less: never.
+   */
+  stallTimeoutMs?: number;
+  /**
+   * Called once with how the request ended, to settle quota and log. A promise: the answer is
+   * acknowledged only once it resolves (a durable usage row); for a finished request the last
+   * bytes wait for it, and its rejection fails the answer.
+   */
+  onSettled(outcome: RunOutcome): void | Promise<void>;
+  /** Given, once the engine starts, a reader of the tokens produced so far (see `Admission.track`). */
+  track?: ((read: () => AdmissionProgress) => void) | undefined;
+  /** A stream's engine produced its first event: its frames follow. */
+  onStreamStart?: (() => void) | undefined;
+  /** A stream's first token frame was handed to the host's writer. */
+  onFirstToken?: (() => void) | undefined;
+}
+
+/** How a run ended: what settles the admission, and what observers are told besides. */
+export interface RunOutcome extends AdmissionOutcome {
+  /** The part of `completionTokens` spent on reasoning. */
+  reasoningTokens: number;
+  /** As sent on the wire; undefined when the engine did not finish. */
+  finishReason: 'stop' | 'length' | 'tool_calls' | undefined;
+}

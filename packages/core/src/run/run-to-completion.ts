@@ -1,0 +1,51 @@
+import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
+import type { ChatEngineEvent } from '../engine/chat-engine.js';
+import { CompletionParts } from './completion-parts.js';
+import { EngineRun } from './engine-run.js';
+import { engineEndedEarly, explainFailure, failureStatus } from './run-failure.js';
+import { RunProgress } from './run-progress.js';
+import type { RunSettings } from './run-settings.js';
+
+type FinishEvent = Extract<ChatEngineEvent, { type: 'finish' }>;
+
+/** Runs the engine to its end and builds the non-streaming body (decisions §3). */
+export async function runToCompletion(settings: RunSettings): Promise<string> {
+  // Drawn first, as in a stream, so ids come in the same order either way.
+  const completionId = settings.generateId('completion');
+  const run = new EngineRun(settings);
+  const progress = new RunProgress(settings.engine, settings.request);
+  settings.track?.(() => progress.outcome(200, false));
+  const parts = new CompletionParts(settings.generateId, settings.request.logprobs !== undefined);
+  const finish = await collectUntilFinish(settings, run, progress, parts);
+  // An engine that finished although its client had left: the answer reaches nobody.
+  const left = settings.client.closed;
+  const acknowledged = settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
+  if (acknowledged !== undefined) await acknowledged;
+  const { request } = settings;
+  return parts.encode({ id: completionId, created: settings.createdSeconds, model: request.model, showReasoning: request.reasoning }, finish);
+}
+
+/** Pulls the engine's events into `parts` up to its finish; a failure settles the run and throws. */
+async function collectUntilFinish(settings: RunSettings, run: EngineRun, progress: RunProgress, parts: CompletionParts): Promise<FinishEvent> {
+  const { iterator } = run;
+  try {
+    for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
+      const event = step.value;
+      progress.observe(event);
+      if (event.type !== 'finish') {
+        parts.add(event);
+        continue;
+      }
+      run.markFinished();
+      return event;
+    }
+    throw engineEndedEarly();
+  } catch (thrown) {
+    const error = explainFailure(settings, thrown);
+    // A failed run acknowledges nothing: its settle runs beside the error.
+    void settings.onSettled(progress.outcome(failureStatus(settings, error), true));
+    throw settings.client.closed ? new ClientClosedError(error) : error;
+  } finally {
+    run.stop();
+  }
+}
