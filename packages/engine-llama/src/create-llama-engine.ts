@@ -74,10 +74,11 @@ export function createLlamaEngine(options: LlamaEngineOptions): LlamaEngine {
       return loadFailure;
     },
     generate,
-    countPromptTokens(request) {
+    measurePrompt(request) {
       // Before the model is loaded no count is possible; the bytes bound the byte-level count.
-      if (loaded === undefined) return new TextEncoder().encode(request.messages.map((message) => message.content ?? '').join('')).length;
-      return countPrompt(loaded, request);
+      if (loaded === undefined) return { bound: new TextEncoder().encode(request.messages.map((message) => message.content ?? '').join('')).length };
+      // Counted at once, the bound is the model's own count.
+      return { bound: countPrompt(loaded, request) };
     },
     countTokens(text) {
       if (loaded === undefined) return new TextEncoder().encode(text).length;

@@ -277,7 +277,8 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   return {
     passThrough,
     generate,
-    countPromptTokens: countApproximatePromptTokens,
+    // Counting about four characters a token costs no more than any bound: the bound is the count.
+    measurePrompt: (request: ChatEngineRequest) => ({ bound: countApproximatePromptTokens(request) }),
     countTokens: countApproximateTokens,
   };
 }

@@ -1,5 +1,6 @@
 import type { AdmissionOutcome, AdmissionProgress } from '../auth/access-control.js';
 import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest, EngineUsage } from '../engine/chat-engine.js';
+import { measurePromptOf, type MeasuredPrompt } from '../engine/measured-prompt.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorEnvelope } from '../errors/to-error-envelope.js';
 import type { GenerateId } from '../ids.js';
@@ -16,6 +17,8 @@ import { toWireUsage } from './wire-usage.js';
 export interface RunSettings {
   engine: ChatEngine;
   request: ChatEngineRequest;
+  /** The prompt as measured for the admission (its count remembered); measured when first needed otherwise. */
+  prompt?: MeasuredPrompt | undefined;
   requestId: string;
   /**
    * The client's connection: watched only when needed (an engine reads its signal, or a
@@ -70,15 +73,17 @@ const keepAliveFrame = ': keep-alive\n\n';
 class Progress {
   readonly #engine: ChatEngine;
   readonly #request: ChatEngineRequest;
+  #prompt: MeasuredPrompt | undefined;
   #reasoning = '';
   #content = '';
   #tools = '';
   #usage: EngineUsage | undefined = undefined;
   #finish: RunOutcome['finishReason'] = undefined;
 
-  constructor(engine: ChatEngine, request: ChatEngineRequest) {
+  constructor(engine: ChatEngine, request: ChatEngineRequest, prompt: MeasuredPrompt | undefined) {
     this.#engine = engine;
     this.#request = request;
+    this.#prompt = prompt;
   }
 
   observe(event: ChatEngineEvent): void {
@@ -98,7 +103,7 @@ class Progress {
       if (cachedPromptTokens !== undefined) return { promptTokens, completionTokens, reasoningTokens, cachedPromptTokens, finishReason, status, interrupted };
       return { promptTokens, completionTokens, reasoningTokens, finishReason, status, interrupted };
     }
-    const promptTokens = this.#engine.countPromptTokens?.(this.#request) ?? 0;
+    const promptTokens = (this.#prompt ??= measurePromptOf(this.#engine, this.#request)).tokensNow();
     const reasoningTokens = this.#count(this.#reasoning);
     const completionTokens = reasoningTokens + this.#count(this.#content) + this.#count(this.#tools);
     return { promptTokens, completionTokens, reasoningTokens, finishReason, status, interrupted };
@@ -220,7 +225,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
   const completionId = settings.generateId('completion');
   const run = new EngineRun(settings);
   const { iterator } = run;
-  const progress = new Progress(settings.engine, settings.request);
+  const progress = new Progress(settings.engine, settings.request, settings.prompt);
   settings.track?.(() => progress.outcome(200, false));
   let indexer: ReturnType<typeof createToolCallIndexer> | undefined;
   const toolCalls: ToolCall[] = [];
@@ -284,7 +289,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
  */
 export function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
-  const progress = new Progress(settings.engine, settings.request);
+  const progress = new Progress(settings.engine, settings.request, settings.prompt);
   settings.track?.(() => progress.outcome(200, false));
   let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
   try {
