@@ -23,6 +23,8 @@ export class MeasuredPrompt implements PromptMeasure {
   /** A deprecated engine's count that never returns a promise (`countPromptTokens`). */
   readonly #countAtOnce: (() => number) | undefined;
   #known: number | undefined;
+  /** A count in turns under way: asked again, the same one is awaited. */
+  #counting: Promise<number> | undefined;
 
   constructor(measure: PromptMeasure, countAtOnce?: () => number) {
     this.bound = measure.bound;
@@ -33,9 +35,10 @@ export class MeasuredPrompt implements PromptMeasure {
 
   #counted(): number | Promise<number> {
     if (this.#known !== undefined) return this.#known;
+    if (this.#counting !== undefined) return this.#counting;
     const counted = this.#count!();
     if (typeof counted === 'number') return (this.#known = counted);
-    return counted.then((tokens) => (this.#known = tokens));
+    return (this.#counting = counted.then((tokens) => (this.#known = tokens)));
   }
 
   /**
@@ -49,6 +52,7 @@ export class MeasuredPrompt implements PromptMeasure {
     if (this.#countAtOnce !== undefined) return (this.#known = this.#countAtOnce());
     const counted = this.#counted();
     if (typeof counted === 'number') return counted;
+    // Its failure is the access control's to see (it awaits the same promise), not an unhandled rejection here.
     counted.catch(() => undefined);
     return this.bound;
   }
@@ -62,12 +66,10 @@ export class MeasuredPrompt implements PromptMeasure {
  */
 export function measurePromptOf(engine: ChatEngine, request: ChatEngineRequest): MeasuredPrompt {
   if (engine.measurePrompt !== undefined) return new MeasuredPrompt(engine.measurePrompt(request));
-  /* eslint-disable @typescript-eslint/no-deprecated -- the adapter of engines written before `measurePrompt` */
   const countAtOnce = () => engine.countPromptTokens?.(request) ?? 0;
   const bound = engine.estimatePromptTokens?.(request);
   if (bound === undefined) return new MeasuredPrompt({ bound: countAtOnce() });
   const inTurns = engine.countPromptTokensAsync;
-  /* eslint-enable @typescript-eslint/no-deprecated */
   const count = inTurns !== undefined && bound > countPromptAtOnceBelow ? () => inTurns.call(engine, request) : countAtOnce;
   return new MeasuredPrompt({ bound, count }, countAtOnce);
 }
