@@ -111,6 +111,8 @@ describe('createReferenceEngine: usage', () => {
     const events = await run(request);
     expect(finishOf(events).usage.promptTokens).toBe(expected);
     expect(await engine.measurePrompt?.(request).count?.()).toBe(expected);
+    // The deprecated method, kept for a release.
+    expect(engine.countPromptTokens?.(request)).toBe(expected);
     expect(countPromptTokens(request)).toBe(expected);
   });
 

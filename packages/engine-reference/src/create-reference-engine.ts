@@ -1,5 +1,5 @@
 import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest, PromptMeasure } from '@quantum-chat/core';
-import { countingSliceLength, countPromptTokensAsync, measurePrompt, promptLength } from './count-prompt-tokens.js';
+import { countingSliceLength, countPromptTokens, countPromptTokensAsync, estimatePromptTokens, measurePrompt, promptLength } from './count-prompt-tokens.js';
 import { createPacedIterable, type PacingOptions } from './create-paced-iterable.js';
 import { planResponse } from './plan-response.js';
 import { countTextTokens } from './tokenizer.js';
@@ -42,6 +42,12 @@ export function createReferenceEngine(options: ReferenceEngineOptions = {}): Cha
     measurePrompt(request: ChatEngineRequest): PromptMeasure {
       return measurePrompt(request);
     },
+    /** @deprecated `measurePrompt(request).count()`, or the exported `countPromptTokens`; kept until the next major release. */
+    countPromptTokens,
+    /** @deprecated `measurePrompt(request).count()`, or the exported `countPromptTokensAsync`; kept until the next major release. */
+    countPromptTokensAsync,
+    /** @deprecated `measurePrompt(request).bound`, or the exported `estimatePromptTokens`; kept until the next major release. */
+    estimatePromptTokens,
     countTokens(text: string): number {
       return countTextTokens(text);
     },

@@ -191,6 +191,8 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     generate,
     // Counting about four characters a token costs no more than any bound: the bound is the count.
     measurePrompt: (request: ChatEngineRequest) => ({ bound: countApproximatePromptTokens(request) }),
+    /** @deprecated `measurePrompt(request).bound`, or the exported `countApproximatePromptTokens`; kept until the next major release. */
+    countPromptTokens: countApproximatePromptTokens,
     countTokens: countApproximateTokens,
   };
 }
