@@ -44,6 +44,17 @@ describe('measurePromptOf', () => {
     expect(calls).toEqual(['measure', 'count in turns']);
   });
 
+  it('should read at once with the deprecated countPromptTokens of an engine that still has it beside measurePrompt', () => {
+    const calls: string[] = [];
+    const engine: ChatEngine = {
+      generate,
+      measurePrompt: () => ({ bound: 50_000, count: () => (calls.push('count in turns'), Promise.resolve(12_345)) }),
+      countPromptTokens: () => (calls.push('count'), 12_345),
+    };
+    expect(measurePromptOf(engine, request).tokensNow()).toBe(12_345);
+    expect(calls).toEqual(['count']);
+  });
+
   it('should measure an engine that still has the deprecated counting methods as the core counted it before', async () => {
     const calls: string[] = [];
     const legacy = (length: number): ChatEngine => ({

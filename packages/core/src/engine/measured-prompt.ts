@@ -20,7 +20,7 @@ export class MeasuredPrompt implements PromptMeasure {
   /** Present when the bound is not the count (see `PromptMeasure.count`). */
   readonly count: Count | undefined;
   readonly #count: Count | undefined;
-  /** A deprecated engine's count that never returns a promise (`countPromptTokens`). */
+  /** The deprecated `countPromptTokens` of an engine that still has it: a count that never returns a promise. */
   readonly #countAtOnce: (() => number) | undefined;
   #known: number | undefined;
   /** A count in turns under way: asked again, the same one is awaited. */
@@ -62,14 +62,14 @@ export class MeasuredPrompt implements PromptMeasure {
  * The engine's measure of a request's prompt. An engine that still has the counting methods
  * `measurePrompt` replaced is measured with them, as the core used them before: with
  * `estimatePromptTokens` the bound, counted in turns past `countPromptAtOnceBelow`; without it,
- * counted at once.
+ * counted at once. Its `countPromptTokens` still answers what cannot wait, exactly, as before.
  */
 export function measurePromptOf(engine: ChatEngine, request: ChatEngineRequest): MeasuredPrompt {
-  if (engine.measurePrompt !== undefined) return new MeasuredPrompt(engine.measurePrompt(request));
-  const countAtOnce = () => engine.countPromptTokens?.(request) ?? 0;
+  const countAtOnce = engine.countPromptTokens === undefined ? undefined : () => engine.countPromptTokens!(request);
+  if (engine.measurePrompt !== undefined) return new MeasuredPrompt(engine.measurePrompt(request), countAtOnce);
   const bound = engine.estimatePromptTokens?.(request);
-  if (bound === undefined) return new MeasuredPrompt({ bound: countAtOnce() });
+  if (bound === undefined) return new MeasuredPrompt({ bound: countAtOnce?.() ?? 0 });
   const inTurns = engine.countPromptTokensAsync;
-  const count = inTurns !== undefined && bound > countPromptAtOnceBelow ? () => inTurns.call(engine, request) : countAtOnce;
+  const count = inTurns !== undefined && bound > countPromptAtOnceBelow ? () => inTurns.call(engine, request) : (countAtOnce ?? (() => 0));
   return new MeasuredPrompt({ bound, count }, countAtOnce);
 }
