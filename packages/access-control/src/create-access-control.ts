@@ -1,4 +1,5 @@
 import {
+  countPromptAtOnceBelow,
   QuantumChatError,
   type AccessControl,
   type Admission,
@@ -17,12 +18,6 @@ import { defaultPlanLimits, resolveLimits, type LimitOverrides, type Limits, typ
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import { timeOrderedUsageId } from './usage-id.js';
 import { createUsageLedger, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
-
-/**
- * A prompt bounded under this many tokens is counted before anything else: counting it costs
- * less than looking up the request limit first.
- */
-const countAtOnceBelow = 4096;
 
 export interface AccessControlOptions {
   store: KeyStore;
@@ -272,9 +267,9 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       const context = contexts.get(principal);
       // Counting is the expensive part of a long prompt: a request that its request limit
       // refuses anyway is refused first, without it.
-      const bound = demand.promptTokensBound;
-      if (bound !== undefined && bound > countAtOnceBelow && demand.countPromptTokens !== undefined) await refuseOverRequestLimit(principal, context);
-      const counted = demand.countPromptTokens?.() ?? demand.promptTokens;
+      const prompt = demand.prompt;
+      if (prompt?.count !== undefined && prompt.bound > countPromptAtOnceBelow) await refuseOverRequestLimit(principal, context);
+      const counted = prompt === undefined ? demand.promptTokens : prompt.count?.() ?? prompt.bound;
       const promptTokens = Math.max(0, Math.round(typeof counted === 'number' ? counted : await counted));
       const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
       const { state, settle, daily: dayDecision } = await reserve(principal, context, reserved);

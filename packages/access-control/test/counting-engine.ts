@@ -14,6 +14,12 @@ function lastUserText(request: ChatEngineRequest): string {
   return message && typeof message.content === 'string' ? message.content : '';
 }
 
+/** The prompt's tokens as the engine counts them (the handler settles an early end with the same). */
+async function promptTokensOf(engine: ChatEngine, request: ChatEngineRequest): Promise<number> {
+  const measure = engine.measurePrompt?.(request);
+  return measure === undefined ? 0 : await (measure.count?.() ?? measure.bound);
+}
+
 /**
  * Wraps an engine and keeps, per request, the tokens it really produced: the finish usage, or
  * for a request that ended early the tokens of the text handed out so far (the same count the
@@ -24,7 +30,7 @@ export function createCountingEngine(inner: ChatEngine): { engine: ChatEngine; p
   const produced: ProducedTokens[] = [];
   const engine: ChatEngine = {
     async *generate(request, context) {
-      const record: ProducedTokens = { promptTokens: inner.countPromptTokens?.(request) ?? 0, completionTokens: 0, finished: false };
+      const record: ProducedTokens = { promptTokens: await promptTokensOf(inner, request), completionTokens: 0, finished: false };
       produced.push(record);
       const text = lastUserText(request);
       if (text.includes('[fail-at-start]')) throw new QuantumChatError('upstream_error', 'The test engine failed at the start.');
@@ -45,7 +51,7 @@ export function createCountingEngine(inner: ChatEngine): { engine: ChatEngine; p
         yield event;
       }
     },
-    countPromptTokens: (request) => inner.countPromptTokens?.(request) ?? 0,
+    measurePrompt: (request) => inner.measurePrompt?.(request) ?? { bound: 0 },
     countTokens,
   };
   return { engine, produced };

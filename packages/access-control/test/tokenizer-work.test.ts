@@ -28,17 +28,17 @@ function countingWork(): { engine: ChatEngine; work: { counts: number; estimates
   const engine: ChatEngine = {
     generate: (request, context) => inner.generate(request, context),
     countTokens: (text) => inner.countTokens!(text),
-    countPromptTokens(request: ChatEngineRequest) {
-      work.counts++;
-      return inner.countPromptTokens!(request);
-    },
-    async countPromptTokensAsync(request: ChatEngineRequest) {
-      work.counts++;
-      return inner.countPromptTokensAsync!(request);
-    },
-    estimatePromptTokens(request: ChatEngineRequest) {
+    // Measuring is the bound (an estimate); each call of its count is a count.
+    measurePrompt(request: ChatEngineRequest) {
       work.estimates++;
-      return inner.estimatePromptTokens!(request);
+      const measure = inner.measurePrompt!(request);
+      return {
+        bound: measure.bound,
+        count() {
+          work.counts++;
+          return measure.count!();
+        },
+      };
     },
   };
   return { engine, work };

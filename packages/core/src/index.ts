@@ -22,7 +22,9 @@ export type {
   ChatEngineRequest,
   EngineMessage,
   EngineUsage,
+  PromptMeasure,
 } from './engine/chat-engine.js';
+export { countPromptAtOnceBelow } from './engine/measured-prompt.js';
 export { passThroughDeniedFields, passesThrough, selectPassedThrough, type PassThroughPolicy } from './engine/pass-through-policy.js';
 
 /** Models: the four built-ins and the registry mapping each to an engine. */

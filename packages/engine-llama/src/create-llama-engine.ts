@@ -1,4 +1,4 @@
-import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
+import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type PromptMeasure } from '@quantum-chat/core';
 import type { LlamaContextSequence } from 'node-llama-cpp';
 import { countPrompt, generateAnswer } from './generate-answer.js';
 import { defaultMaxQueue, type LlamaEngineOptions, type LlamaModelSummary } from './llama-engine-options.js';
@@ -63,6 +63,13 @@ export function createLlamaEngine(options: LlamaEngineOptions): LlamaEngine {
     }
   }
 
+  function measurePrompt(request: ChatEngineRequest): PromptMeasure {
+    // Before the model is loaded no count is possible; the bytes bound the byte-level count.
+    if (loaded === undefined) return { bound: new TextEncoder().encode(request.messages.map((message) => message.content ?? '').join('')).length };
+    // Counted at once, the bound is the model's own count.
+    return { bound: countPrompt(loaded, request) };
+  }
+
   return {
     get ready() {
       return loading.then((model) => model.summary);
@@ -74,11 +81,9 @@ export function createLlamaEngine(options: LlamaEngineOptions): LlamaEngine {
       return loadFailure;
     },
     generate,
-    countPromptTokens(request) {
-      // Before the model is loaded no count is possible; the bytes bound the byte-level count.
-      if (loaded === undefined) return new TextEncoder().encode(request.messages.map((message) => message.content ?? '').join('')).length;
-      return countPrompt(loaded, request);
-    },
+    measurePrompt,
+    /** @deprecated `measurePrompt(request).bound`; kept until the next major release. */
+    countPromptTokens: (request: ChatEngineRequest) => measurePrompt(request).bound,
     countTokens(text) {
       if (loaded === undefined) return new TextEncoder().encode(text).length;
       return loaded.model.tokenize(text).length;

@@ -1,4 +1,4 @@
-import type { ChatEngineRequest, EngineMessage } from '@quantum-chat/core';
+import { countPromptAtOnceBelow, type ChatEngineRequest, type EngineMessage, type PromptMeasure } from '@quantum-chat/core';
 import { countTextTokens, isHighSurrogate, isLowSurrogate } from './tokenizer.js';
 
 /** Framing tokens around every message (the `<|start|>role…<|end|>` of a chat template). */
@@ -168,6 +168,23 @@ export function estimatePromptTokens(request: Pick<ChatEngineRequest, 'messages'
   let bound = 0;
   for (const part of promptParts(request)) bound += typeof part === 'number' ? part : utf8Length(part);
   return bound;
+}
+
+/**
+ * The engine's measure of a prompt: `estimatePromptTokens` as the bound, and the count of
+ * `countPromptTokens` on call, in turns (`countPromptTokensAsync`) past a bound of
+ * `countPromptAtOnceBelow`, unless it was counted already.
+ *
+ * @example
+ * const { bound, count } = measurePrompt(request);
+ * const tokens = await count!(); // never above bound
+ */
+export function measurePrompt(request: Pick<ChatEngineRequest, 'messages' | 'tools'>): PromptMeasure {
+  const bound = estimatePromptTokens(request);
+  return {
+    bound,
+    count: () => counted.get(request) ?? (bound > countPromptAtOnceBelow ? countPromptTokensAsync(request) : countPromptTokens(request)),
+  };
 }
 
 /** UTF-16 units of a prompt's texts: past one slice, the engine counts it in turns. @internal */

@@ -92,7 +92,7 @@ describe('createReferenceEngine: stop sequences', () => {
 });
 
 describe('createReferenceEngine: usage', () => {
-  it('should report prompt tokens from the documented framing and the same count from countPromptTokens', async () => {
+  it('should report prompt tokens from the documented framing and the same count from measurePrompt and countPromptTokens', async () => {
     const request = createRequest({
       tools: [weatherTool],
       messages: [
@@ -110,6 +110,8 @@ describe('createReferenceEngine: usage', () => {
       tokens(JSON.stringify([weatherTool])) + 3;
     const events = await run(request);
     expect(finishOf(events).usage.promptTokens).toBe(expected);
+    expect(await engine.measurePrompt?.(request).count?.()).toBe(expected);
+    // The deprecated method, kept for a release.
     expect(engine.countPromptTokens?.(request)).toBe(expected);
     expect(countPromptTokens(request)).toBe(expected);
   });

@@ -1,5 +1,5 @@
-import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
-import { countingSliceLength, countPromptTokens, countPromptTokensAsync, estimatePromptTokens, promptLength } from './count-prompt-tokens.js';
+import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest, PromptMeasure } from '@quantum-chat/core';
+import { countingSliceLength, countPromptTokens, countPromptTokensAsync, estimatePromptTokens, measurePrompt, promptLength } from './count-prompt-tokens.js';
 import { createPacedIterable, type PacingOptions } from './create-paced-iterable.js';
 import { planResponse } from './plan-response.js';
 import { countTextTokens } from './tokenizer.js';
@@ -39,15 +39,15 @@ export function createReferenceEngine(options: ReferenceEngineOptions = {}): Cha
       const prepare = () => (promptLength(request) > countingSliceLength ? countPromptTokensAsync(request) : undefined);
       return createPacedIterable(() => planResponse(request), pacing, context.signal, prepare);
     },
-    countPromptTokens(request: ChatEngineRequest): number {
-      return countPromptTokens(request);
+    measurePrompt(request: ChatEngineRequest): PromptMeasure {
+      return measurePrompt(request);
     },
-    countPromptTokensAsync(request: ChatEngineRequest): Promise<number> {
-      return countPromptTokensAsync(request);
-    },
-    estimatePromptTokens(request: ChatEngineRequest): number {
-      return estimatePromptTokens(request);
-    },
+    /** @deprecated `measurePrompt(request).count()`, or the exported `countPromptTokens`; kept until the next major release. */
+    countPromptTokens,
+    /** @deprecated `measurePrompt(request).count()`, or the exported `countPromptTokensAsync`; kept until the next major release. */
+    countPromptTokensAsync,
+    /** @deprecated `measurePrompt(request).bound`, or the exported `estimatePromptTokens`; kept until the next major release. */
+    estimatePromptTokens,
     countTokens(text: string): number {
       return countTextTokens(text);
     },

@@ -28,7 +28,8 @@ export interface CheckedUsage {
  * unit is at most three bytes, so a text of n characters is at most 3n tokens, which is 12
  * times our count of about n/4. The allowances cover what a chat template adds that we never
  * see: end-of-turn and tool-call markers after an answer, a system preamble and tool
- * instructions before a prompt.
+ * instructions before a prompt. (The prompt's allowance is a template's size, not the
+ * core's `countPromptAtOnceBelow`, which is what a count costs: the same figure, not the same idea.)
  */
 const tokensPerOwnToken = 12;
 const completionAllowance = 64;

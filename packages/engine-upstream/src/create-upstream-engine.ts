@@ -1,47 +1,22 @@
 import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
-import { readErrorPayload, type WireUsage } from '@quantum-chat/core/dialect';
 import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
-import { createDeadline } from './create-deadline.js';
-import { createDeploymentPool, type DeploymentPool } from './deployment-pool.js';
-import { FailureVerdicts, requestFingerprint } from './failure-verdicts.js';
-import { readCappedText } from './read-capped-body.js';
-import { readUpstreamEvents } from './read-upstream-events.js';
-import { relayBudgetCharacters } from './relay-budget.js';
+import { createDeploymentPool, type DeploymentLease, type DeploymentPool } from './deployment-pool.js';
+import { FailureVerdicts } from './failure-verdicts.js';
+import { RequestRun } from './request-run.js';
 import { retryDelayMs, sleep } from './retry-delay.js';
-import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
+import { UpstreamAttempt, type AttemptSettings, type Target } from './upstream-attempt.js';
 import {
   defaultConnectTimeoutMs,
   defaultFirstTokenTimeoutMs,
   defaultIdleTimeoutMs,
   type UpstreamDeployment,
   type UpstreamEngineOptions,
-  type UpstreamRequestEnd,
-  type UpstreamRequestStart,
-  type UpstreamRequestWatcher,
   type UsageReplacement,
 } from './upstream-engine-options.js';
-import { failureFromNetwork, failureFromStatus } from './upstream-failure.js';
 import { resolveUpstreamLimits } from './upstream-limits.js';
-import { toUpstreamRequestBody } from './upstream-request-body.js';
 import { UsualPromptSize } from './usual-prompt-size.js';
-import { fetchTransport, undiciTransport, type SendUpstream } from './upstream-transport.js';
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A deployment with its own endpoint and transport. */
-interface Target extends UpstreamDeployment {
-  url: string;
-  send: SendUpstream;
-}
-
-const nothingTried: ReadonlySet<Target> = new Set();
+import { fetchTransport, undiciTransport } from './upstream-transport.js';
 
 /** The deployments of the options: `deployments`, or the one of `baseUrl`, `model` and `apiKey`. */
 function readDeployments(options: UpstreamEngineOptions): readonly UpstreamDeployment[] {
@@ -123,206 +98,106 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     }
   };
 
+  const settings: AttemptSettings = { options, firstTokenTimeoutMs, idleTimeoutMs, reasoningMode, passThrough, limits, reportUsageReplaced };
+
+  /** The next attempt of a request, on a deployment it has not tried; none left: the last failure, or `engine_unavailable`. */
+  function nextAttempt(run: RequestRun, attempt: number): { lease: DeploymentLease<Target>; current: UpstreamAttempt } {
+    const lease = pool.acquire(run.tried);
+    if (lease === undefined) {
+      run.settleFailures();
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the last attempt's failure as it came, which may be the caller's abort reason
+      throw run.lastFailure ?? noDeploymentAvailable(pool, Date.now());
+    }
+    if (attempt < maxAttempts) run.markTried(lease.deployment);
+    return { lease, current: new UpstreamAttempt(settings, lease.deployment, run.request, run.context, run.countPrompt) };
+  }
+
+  /**
+   * Hands the deployment back with what the attempt says of it. Also reached when our caller
+   * stops reading: a finished answer is a success, a left one says nothing.
+   */
+  function judgeAttempt(run: RequestRun, lease: DeploymentLease<Target>, current: UpstreamAttempt, attempt: number): void {
+    const { failure, status } = current;
+    if (failure === undefined) {
+      if (current.answered()) {
+        run.answered = true;
+        usualPrompt.observe(run.countPrompt());
+        lease.succeeded();
+      } else lease.released();
+    } else if (!run.context.signal.aborted && isDeploymentFault(failure, status)) {
+      // A timeout on a prompt far above the usual size may be the prompt's: it counts less.
+      const weight = QuantumChatError.isInstance(failure) && failure.code === 'upstream_timeout' ? usualPrompt.timeoutWeight(run.countPrompt()) : 1;
+      (run.verdicts ??= new FailureVerdicts()).failed(lease, failure, status, retryAfterOf(failure), weight);
+    } else lease.released();
+    // The request ends here unless this failure is retried: its deployments' failures are judged now.
+    if (!isRetriedAttempt(run, current, attempt)) run.settleFailures();
+  }
+
+  const isRetriedAttempt = (run: RequestRun, current: UpstreamAttempt, attempt: number) =>
+    isRetried(current.failure, current.status, current.yielded, attempt < maxAttempts, run.context.signal);
+
+  /** Waits the retry delay before the next attempt; a client leaving meanwhile ends the request. */
+  async function waitBeforeRetry(run: RequestRun, attempt: number): Promise<void> {
+    try {
+      await sleep(retryDelayMs(attempt + 1, retry, Math.random), run.context.signal);
+    } catch (error) {
+      run.settleFailures();
+      throw error;
+    }
+  }
+
+  /**
+   * One request: attempts on deployments not tried yet, retried while nothing reached our caller
+   * and the failure is a deployment's. The events are relayed here, one `yield` each, without
+   * a generator in between (each would add an asynchronous step per event).
+   */
   async function* generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncGenerator<ChatEngineEvent> {
     context.signal.throwIfAborted();
-    let tried = nothingTried;
-    let lastFailure: unknown;
-    /** The request's deployment failures, judged once it ends (made at the first one). */
-    let verdicts: FailureVerdicts | undefined;
-    /** A deployment finished the answer. */
-    let answered = false;
-    let promptTokens: number | undefined;
-    const countPrompt = () => (promptTokens ??= countApproximatePromptTokens(request));
-    const settleFailures = () => verdicts?.settle(answered, () => requestFingerprint(JSON.stringify(toUpstreamRequestBody(request, '', passThrough))));
+    const run = new RequestRun(request, context, passThrough);
     for (let attempt = 1; ; attempt++) {
-      const lease = pool.acquire(tried);
-      if (lease === undefined) {
-        settleFailures();
-        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the last attempt's failure as it came, which may be the caller's abort reason
-        throw lastFailure ?? noDeploymentAvailable(pool, Date.now());
-      }
-      const target = lease.deployment;
-      if (attempt < maxAttempts) tried = tried === nothingTried ? new Set([target]) : (tried as Set<Target>).add(target);
-      const upstream = new AbortController();
-      const forwardAbort = () => upstream.abort(context.signal.reason);
-      context.signal.addEventListener('abort', forwardAbort, { once: true });
-      const deadline = createDeadline(upstream);
-      const firstTokenTimeout = () => new QuantumChatError('upstream_timeout', `The model server sent no first token within ${firstTokenTimeoutMs} ms.`);
-      const idleTimeout = () => new QuantumChatError('upstream_timeout', `The model server stalled: nothing for ${idleTimeoutMs} ms during the answer.`);
-      const mapper = createUpstreamChunkMapper({
-        showReasoning: reasoningMode === 'keep' || (reasoningMode === 'auto' && request.reasoning),
-        countTokens: countApproximateTokens,
-        countPromptTokens: countPrompt,
-        maxTokens: request.maxTokens,
-        relayBudget: relayBudgetCharacters(request.maxTokens),
-        maxToolArgumentsLength: limits.maxToolArgumentsLength,
-        onUsageReplaced: (reasons, reported, used) => reportUsageReplaced({ requestId: context.requestId, model: target.model, reported: reportedCounts(reported), used, reasons }),
-      });
-      let responded = false;
-      /** `[DONE]` arrived: the answer is complete. */
-      let done = false;
-      /** An event went to our caller: from then on a failure is final. */
-      let yielded = false;
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        ...options.headers,
-        ...target.headers,
-        'x-request-id': context.requestId,
-      };
-      const watch = watchUpstreamRequest(options, { url: target.url, model: target.model, requestId: context.requestId, headers });
-      let status: number | undefined;
-      let failure: unknown;
-      let finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
-      deadline.arm(firstTokenTimeoutMs, firstTokenTimeout);
+      const { lease, current } = nextAttempt(run, attempt);
       try {
-        const response = await target.send({
-          headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...headers } : headers,
-          body: JSON.stringify(toUpstreamRequestBody(request, target.model, passThrough)),
-          signal: upstream.signal,
-        });
-        responded = true;
-        status = response.status;
-        if (!response.ok) {
-          const errorBody = await readCappedText(response.body(), limits.maxErrorBodyBytes, { truncate: true });
-          throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(errorBody))?.message);
-        }
-        const contentType = response.headers.get('content-type') ?? '';
-        if (contentType.includes('json')) {
-          // A runtime that ignored `stream: true` answered with one whole completion.
-          for (const event of handleWhole(await readCappedText(response.body(), limits.maxResponseBytes), mapper)) {
-            if (event.type === 'finish') finish = event;
-            yielded = true;
-            yield event;
-          }
+        const answer = await current.send();
+        if (answer.whole !== undefined) {
+          for (const event of answer.whole) yield current.relayed(event);
           return;
         }
-        const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
-        if (body === null) {
-          throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
-        }
-        const events = readUpstreamEvents(body, {
-          // Before the first token only the first-token timer runs; after it, the idle timer.
-          waitStarted: () => {
-            if (mapper.started()) deadline.arm(idleTimeoutMs, idleTimeout);
-          },
-          eventsArrived: () => {
-            if (mapper.started()) deadline.clear();
-          },
-          drainOnExit: () => done,
-        }, limits);
-        batches: for await (const batch of events) {
+        batches: for await (const batch of answer.stream) {
           for (const event of batch) {
-            const wasStarted = mapper.started();
-            const mapped = mapper.read(event);
-            if (mapper.done()) {
-              // The answer is complete: a client leaving now must not destroy a reusable connection.
-              done = true;
-              context.signal.removeEventListener('abort', forwardAbort);
-              break batches;
-            }
-            if (!wasStarted && mapper.started()) deadline.clear();
+            const mapped = current.read(event);
+            if (mapped === undefined) break batches;
             // Not `yield*`: over an array, that adds an asynchronous step per event.
-            for (const mappedEvent of mapped) {
-              yielded = true;
-              yield mappedEvent;
-            }
-            // Past max_tokens by our count (with a margin): the rest is not read, the answer ends with `length`.
-            if (mapper.cut()) break batches;
+            for (const mappedEvent of mapped) yield current.relayed(mappedEvent);
+            if (current.cut()) break batches;
           }
         }
-        if (!done && !mapper.cut() && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
-        for (const event of mapper.end()) {
-          if (event.type === 'finish') finish = event;
-          yielded = true;
-          yield event;
-        }
+        for (const event of current.end()) yield current.relayed(event);
       } catch (error) {
-        failure = toFailure(error, upstream.signal, context.signal, responded);
+        current.fail(error);
       } finally {
-        watch?.({ status, error: failure, usage: finish?.usage, finishReason: finish?.reason });
-        deadline.clear();
-        context.signal.removeEventListener('abort', forwardAbort);
-        // Closes the socket at once if the upstream is still sending (no-op after a complete body);
-        // after `[DONE]` the body is drained instead, so the connection can be reused.
-        if (!done) upstream.abort(new Error('The upstream request ended.'));
-        // Also reached when our caller stops reading: a finished answer is a success, a left one says nothing.
-        if (failure === undefined) {
-          if (finish !== undefined) {
-            answered = true;
-            usualPrompt.observe(countPrompt());
-            lease.succeeded();
-          } else lease.released();
-        } else if (!context.signal.aborted && isDeploymentFault(failure, status)) {
-          // A timeout on a prompt far above the usual size may be the prompt's: it counts less.
-          const weight = QuantumChatError.isInstance(failure) && failure.code === 'upstream_timeout' ? usualPrompt.timeoutWeight(countPrompt()) : 1;
-          (verdicts ??= new FailureVerdicts()).failed(lease, failure, status, retryAfterOf(failure), weight);
-        } else lease.released();
-        // The request ends here unless this failure is retried: its deployments' failures are judged now.
-        if (!isRetried(failure, status, yielded, attempt < maxAttempts, context.signal)) settleFailures();
+        current.close();
+        judgeAttempt(run, lease, current, attempt);
       }
-      if (failure === undefined) return;
+      if (current.failure === undefined) return;
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- the failure as it came, which may be the caller's abort reason
-      if (!isRetried(failure, status, yielded, attempt < maxAttempts, context.signal)) throw failure;
-      lastFailure = failure;
-      try {
-        await sleep(retryDelayMs(attempt + 1, retry, Math.random), context.signal);
-      } catch (error) {
-        settleFailures();
-        throw error;
-      }
+      if (!isRetriedAttempt(run, current, attempt)) throw current.failure;
+      run.lastFailure = current.failure;
+      await waitBeforeRetry(run, attempt);
     }
   }
 
   return {
     passThrough,
     generate,
+    // Counting about four characters a token costs no more than any bound: the bound is the count.
+    measurePrompt: (request: ChatEngineRequest) => ({ bound: countApproximatePromptTokens(request) }),
+    /** @deprecated `measurePrompt(request).bound`, or the exported `countApproximatePromptTokens`; kept until the next major release. */
     countPromptTokens: countApproximatePromptTokens,
     countTokens: countApproximateTokens,
   };
 }
 
-/** The counts of a reported usage, and nothing else of it (a log line must never carry text). */
-function reportedCounts(reported: WireUsage | undefined): UsageReplacement['reported'] {
-  if (reported === undefined) return undefined;
-  return { promptTokens: reported.prompt_tokens, completionTokens: reported.completion_tokens, reasoningTokens: reported.completion_tokens_details?.reasoning_tokens };
-}
-
 /** Without `onUsageReplaced`: one warning line. */
 function warnUsageReplaced(report: UsageReplacement): void {
   console.warn(`quantum-chat upstream: usage of request ${report.requestId} (${report.model}) replaced by our own count: ${report.reasons.join('; ')}.`);
-}
-
-/** The watcher of one upstream request, or undefined; a failing hook never fails the request. */
-function watchUpstreamRequest(options: UpstreamEngineOptions, start: UpstreamRequestStart): ((outcome: UpstreamRequestEnd) => void) | undefined {
-  if (options.onUpstreamRequest === undefined) return undefined;
-  let watcher: UpstreamRequestWatcher | undefined | void;
-  try {
-    watcher = options.onUpstreamRequest(start);
-  } catch {
-    return undefined;
-  }
-  if (watcher === undefined) return undefined;
-  return (outcome) => {
-    try {
-      watcher.end(outcome);
-    } catch {
-      // Reporting only.
-    }
-  };
-}
-
-function* handleWhole(text: string, mapper: UpstreamChunkMapper): Generator<ChatEngineEvent> {
-  const payload = parseJson(text);
-  if (payload === undefined) throw new QuantumChatError('upstream_error', 'The model server answered with JSON that is not a chat completion.');
-  yield* mapper.readWhole(payload);
-  yield* mapper.end();
-}
-
-/** What a failure means for our client: a timeout we set, the client leaving, or an upstream fault. */
-function toFailure(error: unknown, upstream: AbortSignal, client: AbortSignal, responded: boolean): unknown {
-  if (QuantumChatError.isInstance(error)) return error;
-  if (client.aborted) return client.reason;
-  if (upstream.aborted && QuantumChatError.isInstance(upstream.reason)) return upstream.reason;
-  return failureFromNetwork(error, responded);
 }

@@ -48,10 +48,8 @@ export function instrumentEngine(inner: ChatEngine): InstrumentedEngine {
         },
       };
     },
-    ...(inner.countPromptTokens ? { countPromptTokens: inner.countPromptTokens.bind(inner) } : {}),
-    // The bound and the counting in turns too, so that the fuzzed hosts admit as the real one does.
-    ...(inner.estimatePromptTokens ? { estimatePromptTokens: inner.estimatePromptTokens.bind(inner) } : {}),
-    ...(inner.countPromptTokensAsync ? { countPromptTokensAsync: inner.countPromptTokensAsync.bind(inner) } : {}),
+    // The prompt's bound and count too, so that the fuzzed hosts admit as the real one does.
+    ...(inner.measurePrompt ? { measurePrompt: inner.measurePrompt.bind(inner) } : {}),
     ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
   };
   return { engine, calls };

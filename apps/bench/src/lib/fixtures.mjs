@@ -42,6 +42,8 @@ export function streamPieces(count) {
 
 export const streamChunkCount = 200;
 export const usage = { promptTokens: 52, completionTokens: 64, reasoningTokens: 0 };
+/** The fixed engine's prompt measure: counted, so the bound is the count. */
+const measuredPrompt = { bound: usage.promptTokens };
 
 /** Resolves on the next event-loop turn (after I/O), not just after the microtask queue. */
 export const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -73,7 +75,7 @@ export function createFixedEngine({ mode = 'back-to-back', live = { count: 0 } }
         live.count--;
       }
     },
-    countPromptTokens: () => usage.promptTokens,
+    measurePrompt: () => measuredPrompt,
     countTokens: (text) => Math.ceil(text.length / 4),
   };
 }

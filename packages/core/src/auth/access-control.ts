@@ -1,3 +1,5 @@
+import type { PromptMeasure } from '../engine/chat-engine.js';
+import type { MeasuredPrompt } from '../engine/measured-prompt.js';
 import type { Plan } from '../schemas/model.js';
 import type { ApiKeyKind, ParsedApiKey } from './parse-api-key.js';
 
@@ -23,23 +25,49 @@ export interface AdmissionDemand {
   requestId: string;
   model: string;
   /**
-   * The prompt's tokens as the engine counts them. With an engine that bounds its prompt
-   * (`promptTokensBound` is then set), reading this counts the prompt at once, holding the
-   * event loop for a long one: an access control that knows `countPromptTokens` uses that.
+   * The prompt as the engine measures it (the handler always gives it): a cheap bound, enough
+   * for the decisions that need no exact count (a request over its request limit is refused
+   * whatever its prompt, so it should never pay for tokenising it), and the exact count on call
+   * (a long prompt in turns of the event loop; counted once). See `PromptMeasure`.
+   */
+  prompt?: PromptMeasure;
+  /**
+   * The prompt's exact count: given here by a demand made by hand (without `prompt`). On the
+   * handler's demand, reading it counts the prompt at once unless it was counted already (a
+   * long one being counted in turns reads as its bound): an access control reads `prompt`.
    */
   readonly promptTokens: number;
   maxTokens: number;
-  /**
-   * A cheap bound that `promptTokens` never exceeds, when the engine gives one: enough for the
-   * decisions that do not need the exact count (a request over its request limit is refused
-   * whatever its prompt, so it should never pay for tokenising it).
-   */
+  /** @deprecated Read `prompt.bound` (there when `prompt.count` is); kept until the next major release. */
   promptTokensBound?: number;
-  /**
-   * With `promptTokensBound`: the exact count, computed on call (a long prompt in turns of the
-   * event loop; remembered, so the engine does not count it again).
-   */
+  /** @deprecated Call `prompt.count`; kept until the next major release. */
   countPromptTokens?: () => number | Promise<number>;
+}
+
+/**
+ * The handler's demand: the prompt's measure, and the deprecated ways of reading it. A class,
+ * not a literal with a getter: one hidden class for all requests.
+ */
+export class MeasuredDemand implements AdmissionDemand {
+  readonly requestId: string;
+  readonly model: string;
+  readonly maxTokens: number;
+  readonly prompt: MeasuredPrompt;
+  readonly promptTokensBound: number | undefined;
+  readonly countPromptTokens: (() => number | Promise<number>) | undefined;
+
+  constructor(requestId: string, model: string, maxTokens: number, prompt: MeasuredPrompt) {
+    this.requestId = requestId;
+    this.model = model;
+    this.maxTokens = maxTokens;
+    this.prompt = prompt;
+    this.promptTokensBound = prompt.count === undefined ? undefined : prompt.bound;
+    this.countPromptTokens = prompt.count;
+  }
+
+  get promptTokens(): number {
+    return this.prompt.tokensNow();
+  }
 }
 
 /** How a request ended, to settle its reservation to what it really used. */

@@ -114,16 +114,48 @@ export interface ChatEngine {
    */
   readonly passThrough?: PassThroughPolicy;
   generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent>;
-  /** Prompt tokens of a request, used to reserve token quota before generating. */
-  countPromptTokens?(request: ChatEngineRequest): number;
   /**
-   * A cheap bound that `countPromptTokens` never exceeds (the UTF-8 bytes of the texts, for a
-   * tokenizer whose tokens are at least a byte). With it, the handler leaves counting to the
-   * access control, which counts only once the request is not refused by its request limit.
+   * The request's prompt tokens, to reserve token quota before generating: a cheap bound at
+   * once, and the exact count when asked (see `PromptMeasure`). Without it a prompt counts 0.
    */
-  estimatePromptTokens?(request: ChatEngineRequest): number;
-  /** The same count as `countPromptTokens`, without holding the event loop long (counted in turns). */
-  countPromptTokensAsync?(request: ChatEngineRequest): Promise<number>;
+  measurePrompt?(request: ChatEngineRequest): PromptMeasure;
   /** Tokens of generated text, used to settle usage when a request is interrupted. */
   countTokens?(text: string): number;
+  /** @deprecated Give `measurePrompt` instead (`{ bound: tokens }`); still used when it is absent, until the next major release. */
+  countPromptTokens?(request: ChatEngineRequest): number;
+  /** @deprecated Give `measurePrompt` instead (its `bound`); still used when it is absent, until the next major release. */
+  estimatePromptTokens?(request: ChatEngineRequest): number;
+  /** @deprecated Give `measurePrompt` instead (its `count` may return a promise); still used when it is absent, until the next major release. */
+  countPromptTokensAsync?(request: ChatEngineRequest): Promise<number>;
+}
+
+/**
+ * What an engine knows of a prompt before generating. The bound answers the questions that need
+ * no exact count (a request over its request limit is refused whatever its prompt), so a
+ * request refused anyway never pays for tokenising; `count` is called only past those.
+ *
+ * @example
+ * // A tokenizer whose tokens are at least a byte: the bytes bound the count.
+ * measurePrompt(request) {
+ *   const bound = framing + utf8Bytes(request);
+ *   return { bound, count: () => (bound < countPromptAtOnceBelow ? countNow(request) : countInTurns(request)) };
+ * }
+ * // A count as cheap as any bound (an approximation): the bound is the count.
+ * measurePrompt(request) {
+ *   return { bound: approximateTokens(request) };
+ * }
+ */
+export interface PromptMeasure {
+  /**
+   * A number the prompt's tokens never exceed, found without tokenising it (for a tokenizer
+   * whose tokens are at least a UTF-8 byte: the bytes of the texts plus the framing). Without
+   * `count`, it is the count itself.
+   */
+  readonly bound: number;
+  /**
+   * The exact count: a number when counting at once is cheap (a prompt bounded under
+   * `countPromptAtOnceBelow`), a promise when a long prompt is counted in turns of the event
+   * loop, so that it never holds it long. Absent when `bound` is already exact.
+   */
+  count?(): number | Promise<number>;
 }

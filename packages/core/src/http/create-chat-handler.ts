@@ -1,9 +1,10 @@
-import type { AccessControl, Admission, AdmissionDemand, AdmissionProgress } from '../auth/access-control.js';
+import { MeasuredDemand, type AccessControl, type Admission, type AdmissionProgress } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
 import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
+import { measurePromptOf } from '../engine/measured-prompt.js';
 import { selectPassedThrough } from '../engine/pass-through-policy.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
@@ -126,51 +127,6 @@ export function resolveRequestId(headers: ChatHttpRequest['headers'], generateId
   return incoming !== undefined && requestIdPattern.test(incoming) ? incoming : generateId('request');
 }
 
-/** Prompts bounded under this many tokens are counted at once: a promise and a turn would cost more than the count. */
-const countAtOnceBelow = 4096;
-
-/**
- * What a request asks of the limits. With an engine that can bound its prompt cheaply, the
- * bound goes with a way to count it (a long prompt in turns of the event loop), which the
- * access control calls once the request is not refused anyway: tokenising a long prompt is the
- * expensive part, and a request over its request limit must not pay for it (decisions §1 puts
- * limits last). `promptTokens` stays the exact count, counted only if read.
- */
-function admissionDemand(engine: ChatEngine, request: ChatEngineRequest, requestId: string, model: string): AdmissionDemand {
-  const bound = engine.estimatePromptTokens?.(request);
-  if (bound === undefined) return { requestId, model, promptTokens: engine.countPromptTokens?.(request) ?? 0, maxTokens: request.maxTokens };
-  return new BoundedDemand(engine, request, requestId, model, bound);
-}
-
-/** A demand whose prompt is bounded: a class, not a literal with a getter (one hidden class for all requests). */
-class BoundedDemand implements AdmissionDemand {
-  readonly #engine: ChatEngine;
-  readonly #request: ChatEngineRequest;
-  readonly requestId: string;
-  readonly model: string;
-  readonly maxTokens: number;
-  readonly promptTokensBound: number;
-
-  constructor(engine: ChatEngine, request: ChatEngineRequest, requestId: string, model: string, bound: number) {
-    this.#engine = engine;
-    this.#request = request;
-    this.requestId = requestId;
-    this.model = model;
-    this.maxTokens = request.maxTokens;
-    this.promptTokensBound = bound;
-  }
-
-  /** The exact count, at once (a long prompt holds the loop: `countPromptTokens` counts it in turns). */
-  get promptTokens(): number {
-    return this.#engine.countPromptTokens?.(this.#request) ?? 0;
-  }
-
-  countPromptTokens(): number | Promise<number> {
-    const engine = this.#engine;
-    return engine.countPromptTokensAsync !== undefined && this.promptTokensBound > countAtOnceBelow ? engine.countPromptTokensAsync(this.#request) : this.promptTokens;
-  }
-}
-
 function jsonResponse(status: number, headers: Record<string, string>, body: string): ChatHttpResponse {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body };
 }
@@ -279,7 +235,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const passedThrough = selectPassedThrough(engine.passThrough, validated.unknownFields);
     if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;
     // No `await` without an admission step: each one is a turn of the microtask queue.
-    const admission: Admission | undefined = accessControl.admit === undefined ? undefined : await accessControl.admit(principal, admissionDemand(engine, engineRequest, requestId, model.id));
+    // The bound at once; the count when the access control asks (it refuses what it can without).
+    const prompt = accessControl.admit === undefined ? undefined : measurePromptOf(engine, engineRequest);
+    const admission: Admission | undefined = prompt === undefined ? undefined : await accessControl.admit?.(principal, new MeasuredDemand(requestId, model.id, engineRequest.maxTokens, prompt));
     const headers: Record<string, string> = { ...admission?.headers };
     const ignoredParams = passedThrough === undefined ? validated.ignoredParams : validated.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
     if (ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(ignoredParams);
@@ -287,6 +245,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const settings = {
       engine,
       request: engineRequest,
+      prompt,
       requestId,
       client: request.connection,
       shutdownSignal: options.shutdownSignal,

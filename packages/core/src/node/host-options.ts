@@ -1,4 +1,4 @@
-import type { ChatHandler } from '../http/chat-http-types.js';
+import type { ChatHandler } from '../contract/chat-http-types.js';
 import type { ChatHandlerOptions } from '../http/create-chat-handler.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { ChatEngine, ChatEngineEvent, ChatEngineRequest, EngineUsage } from '../engine/chat-engine.js';
+import { measurePromptOf, type MeasuredPrompt } from '../engine/measured-prompt.js';
 import type { RunOutcome } from './run-settings.js';
 
 /**
@@ -9,15 +10,17 @@ import type { RunOutcome } from './run-settings.js';
 export class RunProgress {
   readonly #engine: ChatEngine;
   readonly #request: ChatEngineRequest;
+  #prompt: MeasuredPrompt | undefined;
   #reasoning = '';
   #content = '';
   #tools = '';
   #usage: EngineUsage | undefined = undefined;
   #finishReason: RunOutcome['finishReason'] = undefined;
 
-  constructor(engine: ChatEngine, request: ChatEngineRequest) {
+  constructor(engine: ChatEngine, request: ChatEngineRequest, prompt: MeasuredPrompt | undefined) {
     this.#engine = engine;
     this.#request = request;
+    this.#prompt = prompt;
   }
 
   observe(event: ChatEngineEvent): void {
@@ -37,7 +40,7 @@ export class RunProgress {
       if (cachedPromptTokens !== undefined) return { promptTokens, completionTokens, reasoningTokens, cachedPromptTokens, finishReason, status, interrupted };
       return { promptTokens, completionTokens, reasoningTokens, finishReason, status, interrupted };
     }
-    const promptTokens = this.#engine.countPromptTokens?.(this.#request) ?? 0;
+    const promptTokens = (this.#prompt ??= measurePromptOf(this.#engine, this.#request)).tokensNow();
     const reasoningTokens = this.#count(this.#reasoning);
     const completionTokens = reasoningTokens + this.#count(this.#content) + this.#count(this.#tools);
     return { promptTokens, completionTokens, reasoningTokens, finishReason, status, interrupted };

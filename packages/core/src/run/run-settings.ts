@@ -1,6 +1,7 @@
 import type { AdmissionOutcome, AdmissionProgress } from '../auth/access-control.js';
 import type { ClientConnection } from '../contract/chat-http-types.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
+import type { MeasuredPrompt } from '../engine/measured-prompt.js';
 import type { GenerateId } from '../ids.js';
 import type { StreamFormat } from '../wire/stream-frame-encoder.js';
 
@@ -8,6 +9,8 @@ import type { StreamFormat } from '../wire/stream-frame-encoder.js';
 export interface RunSettings {
   engine: ChatEngine;
   request: ChatEngineRequest;
+  /** The prompt as measured for the admission (its count remembered); measured when first needed otherwise. */
+  prompt?: MeasuredPrompt | undefined;
   requestId: string;
   /**
    * The client's connection: watched only when needed (an engine reads its signal, or a

@@ -13,7 +13,7 @@ export async function runToCompletion(settings: RunSettings): Promise<string> {
   // Drawn first, as in a stream, so ids come in the same order either way.
   const completionId = settings.generateId('completion');
   const run = new EngineRun(settings);
-  const progress = new RunProgress(settings.engine, settings.request);
+  const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
   settings.track?.(() => progress.outcome(200, false));
   const parts = new CompletionParts(settings.generateId, settings.request.logprobs !== undefined);
   const finish = await collectUntilFinish(settings, run, progress, parts);

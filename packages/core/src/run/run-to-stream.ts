@@ -15,7 +15,7 @@ import { streamRunFrames } from './stream-run-frames.js';
  */
 export function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
-  const progress = new RunProgress(settings.engine, settings.request);
+  const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
   settings.track?.(() => progress.outcome(200, false));
   let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
   try {

@@ -1,0 +1,238 @@
+import { QuantumChatError, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type PassThroughPolicy, type SseEvent } from '@quantum-chat/core';
+import { readErrorPayload, type WireUsage } from '@quantum-chat/core/dialect';
+import { countApproximateTokens } from './approximate-tokens.js';
+import { createDeadline, type Deadline } from './create-deadline.js';
+import { readCappedText } from './read-capped-body.js';
+import { readUpstreamEvents } from './read-upstream-events.js';
+import { relayBudgetCharacters } from './relay-budget.js';
+import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
+import type {
+  UpstreamDeployment,
+  UpstreamEngineOptions,
+  UpstreamReasoningMode,
+  UpstreamRequestEnd,
+  UpstreamRequestStart,
+  UpstreamRequestWatcher,
+  UsageReplacement,
+} from './upstream-engine-options.js';
+import { failureFromNetwork, failureFromStatus } from './upstream-failure.js';
+import type { UpstreamLimits } from './upstream-limits.js';
+import { toUpstreamRequestBody } from './upstream-request-body.js';
+import type { SendUpstream } from './upstream-transport.js';
+
+/** A deployment with its own endpoint and transport. */
+export interface Target extends UpstreamDeployment {
+  url: string;
+  send: SendUpstream;
+}
+
+/** What every attempt of one engine shares: its options, resolved once. */
+export interface AttemptSettings {
+  options: UpstreamEngineOptions;
+  firstTokenTimeoutMs: number;
+  idleTimeoutMs: number;
+  reasoningMode: UpstreamReasoningMode;
+  passThrough: PassThroughPolicy;
+  limits: Required<UpstreamLimits>;
+  reportUsageReplaced(report: UsageReplacement): void;
+}
+
+/** What a deployment answered: one whole completion (a runtime that ignored `stream: true`), or a stream of event batches. */
+export type UpstreamAnswer = { whole: Iterable<ChatEngineEvent>; stream?: undefined } | { whole?: undefined; stream: AsyncIterable<SseEvent[]> };
+
+/**
+ * One try of a request on one deployment: its abort controller (the client's abort forwarded),
+ * its first-token and idle timers, its mapper of upstream chunks, and what became of it. The
+ * engine's `generate` relays the events; everything else of the attempt is here.
+ */
+export class UpstreamAttempt {
+  readonly target: Target;
+  /** The deployment's HTTP status, once it answered. */
+  status: number | undefined;
+  /** Why the attempt failed, as our client will see it; undefined while it has not. */
+  failure: unknown;
+  /** An event went to our caller: from then on a failure is final. */
+  yielded = false;
+  #finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
+  /** `[DONE]` arrived: the answer is complete. */
+  #done = false;
+  #responded = false;
+  readonly #settings: AttemptSettings;
+  readonly #request: ChatEngineRequest;
+  readonly #context: ChatEngineContext;
+  readonly #upstream = new AbortController();
+  readonly #forwardAbort: () => void;
+  readonly #deadline: Deadline;
+  readonly #mapper: UpstreamChunkMapper;
+  readonly #headers: Record<string, string>;
+  readonly #watch: ((outcome: UpstreamRequestEnd) => void) | undefined;
+
+  constructor(settings: AttemptSettings, target: Target, request: ChatEngineRequest, context: ChatEngineContext, countPrompt: () => number) {
+    this.#settings = settings;
+    this.target = target;
+    this.#request = request;
+    this.#context = context;
+    this.#forwardAbort = () => this.#upstream.abort(context.signal.reason);
+    context.signal.addEventListener('abort', this.#forwardAbort, { once: true });
+    this.#deadline = createDeadline(this.#upstream);
+    this.#mapper = createUpstreamChunkMapper({
+      showReasoning: settings.reasoningMode === 'keep' || (settings.reasoningMode === 'auto' && request.reasoning),
+      countTokens: countApproximateTokens,
+      countPromptTokens: countPrompt,
+      maxTokens: request.maxTokens,
+      relayBudget: relayBudgetCharacters(request.maxTokens),
+      maxToolArgumentsLength: settings.limits.maxToolArgumentsLength,
+      onUsageReplaced: (reasons, reported, used) =>
+        settings.reportUsageReplaced({ requestId: context.requestId, model: target.model, reported: reportedCounts(reported), used, reasons }),
+    });
+    this.#headers = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...settings.options.headers,
+      ...target.headers,
+      'x-request-id': context.requestId,
+    };
+    this.#watch = watchUpstreamRequest(settings.options, { url: target.url, model: target.model, requestId: context.requestId, headers: this.#headers });
+    this.#deadline.arm(settings.firstTokenTimeoutMs, () => firstTokenTimeout(settings.firstTokenTimeoutMs));
+  }
+
+  /** Sends the request; a refusal becomes the failure its status means. */
+  async send(): Promise<UpstreamAnswer> {
+    const target = this.target;
+    const { limits, passThrough } = this.#settings;
+    const response = await target.send({
+      headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...this.#headers } : this.#headers,
+      body: JSON.stringify(toUpstreamRequestBody(this.#request, target.model, passThrough)),
+      signal: this.#upstream.signal,
+    });
+    this.#responded = true;
+    this.status = response.status;
+    if (!response.ok) {
+      const errorBody = await readCappedText(response.body(), limits.maxErrorBodyBytes, { truncate: true });
+      throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(errorBody))?.message);
+    }
+    const contentType = response.headers.get('content-type') ?? '';
+    if (contentType.includes('json')) return { whole: readWhole(await readCappedText(response.body(), limits.maxResponseBytes), this.#mapper) };
+    const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
+    if (body === null) throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
+    return { stream: this.#events(body) };
+  }
+
+  #events(body: Parameters<typeof readUpstreamEvents>[0]): AsyncIterable<SseEvent[]> {
+    const { idleTimeoutMs } = this.#settings;
+    const hooks = {
+      // Before the first token only the first-token timer runs; after it, the idle timer.
+      waitStarted: () => {
+        if (this.#mapper.started()) this.#deadline.arm(idleTimeoutMs, () => idleTimeout(idleTimeoutMs));
+      },
+      eventsArrived: () => {
+        if (this.#mapper.started()) this.#deadline.clear();
+      },
+      drainOnExit: () => this.#done,
+    };
+    return readUpstreamEvents(body, hooks, this.#settings.limits);
+  }
+
+  /** The events of one upstream event; undefined once the answer is complete (`[DONE]`): nothing more is read. */
+  read(event: SseEvent): readonly ChatEngineEvent[] | undefined {
+    const wasStarted = this.#mapper.started();
+    const mapped = this.#mapper.read(event);
+    if (this.#mapper.done()) {
+      // The answer is complete: a client leaving now must not destroy a reusable connection.
+      this.#done = true;
+      this.#context.signal.removeEventListener('abort', this.#forwardAbort);
+      return undefined;
+    }
+    if (!wasStarted && this.#mapper.started()) this.#deadline.clear();
+    return mapped;
+  }
+
+  /** Past `max_tokens` by our count (with a margin): the rest is not read, the answer ends with `length`. */
+  cut(): boolean {
+    return this.#mapper.cut();
+  }
+
+  /** The last events of a stream; a stream that stopped before finishing its answer is a failure. */
+  end(): readonly ChatEngineEvent[] {
+    if (!this.#done && !this.#mapper.cut() && !this.#mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
+    return this.#mapper.end();
+  }
+
+  /** Notes an event handed to our caller, and returns it. */
+  relayed(event: ChatEngineEvent): ChatEngineEvent {
+    if (event.type === 'finish') this.#finish = event;
+    this.yielded = true;
+    return event;
+  }
+
+  /** The attempt failed with `error`: what that means for our client (see `toFailure`). */
+  fail(error: unknown): void {
+    this.failure = toFailure(error, this.#upstream.signal, this.#context.signal, this.#responded);
+  }
+
+  /** Whether the deployment gave a whole answer (its `finish` went to our caller). */
+  answered(): boolean {
+    return this.#finish !== undefined;
+  }
+
+  /** Ends the attempt, however it went: reported, timers and listener cleared, an unfinished upstream request aborted. */
+  close(): void {
+    this.#watch?.({ status: this.status, error: this.failure, usage: this.#finish?.usage, finishReason: this.#finish?.reason });
+    this.#deadline.clear();
+    this.#context.signal.removeEventListener('abort', this.#forwardAbort);
+    // Closes the socket at once if the upstream is still sending (no-op after a complete body);
+    // after `[DONE]` the body is drained instead, so the connection can be reused.
+    if (!this.#done) this.#upstream.abort(new Error('The upstream request ended.'));
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const firstTokenTimeout = (milliseconds: number) => new QuantumChatError('upstream_timeout', `The model server sent no first token within ${milliseconds} ms.`);
+const idleTimeout = (milliseconds: number) => new QuantumChatError('upstream_timeout', `The model server stalled: nothing for ${milliseconds} ms during the answer.`);
+
+function* readWhole(text: string, mapper: UpstreamChunkMapper): Generator<ChatEngineEvent> {
+  const payload = parseJson(text);
+  if (payload === undefined) throw new QuantumChatError('upstream_error', 'The model server answered with JSON that is not a chat completion.');
+  yield* mapper.readWhole(payload);
+  yield* mapper.end();
+}
+
+/** What a failure means for our client: a timeout we set, the client leaving, or an upstream fault. */
+function toFailure(error: unknown, upstream: AbortSignal, client: AbortSignal, responded: boolean): unknown {
+  if (QuantumChatError.isInstance(error)) return error;
+  if (client.aborted) return client.reason;
+  if (upstream.aborted && QuantumChatError.isInstance(upstream.reason)) return upstream.reason;
+  return failureFromNetwork(error, responded);
+}
+
+/** The counts of a reported usage, and nothing else of it (a log line must never carry text). */
+function reportedCounts(reported: WireUsage | undefined): UsageReplacement['reported'] {
+  if (reported === undefined) return undefined;
+  return { promptTokens: reported.prompt_tokens, completionTokens: reported.completion_tokens, reasoningTokens: reported.completion_tokens_details?.reasoning_tokens };
+}
+
+/** The watcher of one upstream request, or undefined; a failing hook never fails the request. */
+function watchUpstreamRequest(options: UpstreamEngineOptions, start: UpstreamRequestStart): ((outcome: UpstreamRequestEnd) => void) | undefined {
+  if (options.onUpstreamRequest === undefined) return undefined;
+  let watcher: UpstreamRequestWatcher | undefined | void;
+  try {
+    watcher = options.onUpstreamRequest(start);
+  } catch {
+    return undefined;
+  }
+  if (watcher === undefined) return undefined;
+  return (outcome) => {
+    try {
+      watcher.end(outcome);
+    } catch {
+      // Reporting only.
+    }
+  };
+}
