@@ -19,6 +19,7 @@ export type {
   DailyUsageFilter,
   AuditEntry,
   KeyChange,
+  KeyRotation,
   DailyReservation,
   StoreChange,
   MigrationResult,

@@ -36,6 +36,19 @@ export interface ApiKeyRecord {
   allowedModels: string[] | null;
   /** The key's own limits within its organisation's (a missing field: the organisation's). */
   limits: LimitOverrides;
+  /**
+   * Set once the key was rotated: it works until its overlap ends (`expiresAt`), and that end
+   * may come sooner but never later (decisions §9). Absent: never rotated.
+   */
+  rotation?: KeyRotation;
+}
+
+/** When a key was rotated, and the key that replaced it. */
+export interface KeyRotation {
+  /** ms since the epoch. */
+  at: number;
+  /** The id of the key the rotation issued. */
+  replacedBy: string;
 }
 
 /** A key found by its hash, with its organisation. */
@@ -156,6 +169,8 @@ export interface KeyChange {
   limits?: LimitOverrides;
   /** The key's own limits to drop: the organisation's alone apply then. */
   resetLimits?: readonly (keyof LimitOverrides)[];
+  /** Records that the key was rotated (the last rotation is kept). */
+  rotation?: KeyRotation;
 }
 
 /** A change to an organisation. */

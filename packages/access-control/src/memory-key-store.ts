@@ -23,7 +23,12 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
   const audit: AuditEntry[] = [];
   const listeners = new Set<(change: StoreChange) => void>();
   const copyOrganisation = (organisation: Organisation): Organisation => ({ ...organisation, limits: { ...organisation.limits } });
-  const copyKey = (key: ApiKeyRecord): ApiKeyRecord => ({ ...key, limits: { ...key.limits }, allowedModels: key.allowedModels && [...key.allowedModels] });
+  const copyKey = (key: ApiKeyRecord): ApiKeyRecord => ({
+    ...key,
+    limits: { ...key.limits },
+    allowedModels: key.allowedModels && [...key.allowedModels],
+    ...(key.rotation ? { rotation: { ...key.rotation } } : {}),
+  });
   const copyUsage = (record: UsageRecord): UsageRecord => ({ ...record, ...(record.daily ? { daily: { ...record.daily } } : {}) });
   const dayKey = (bucket: string, day: string) => `${bucket}\u0000${day}`;
   const addDaily = (bucket: string, day: string, tokens: number) => daily.set(dayKey(bucket, day), (daily.get(dayKey(bucket, day)) ?? 0) + tokens);
@@ -124,6 +129,7 @@ export function createMemoryKeyStore(options: { now?: () => number } = {}): KeyS
         if (value !== undefined) key.limits[field as keyof ApiKeyRecord['limits']] = value;
       }
       for (const field of change.resetLimits ?? []) delete key.limits[field];
+      if (change.rotation !== undefined) key.rotation = { ...change.rotation };
       emit({ kind: 'key', hash: key.hash });
       return copyKey(key);
     },

@@ -54,6 +54,7 @@ export function keyFromRow(row: Row): ApiKeyRecord {
     expiresAt: row.expires_at === null || row.expires_at === undefined ? null : Number(row.expires_at),
     allowedModels: allowed === null || allowed === undefined ? null : (JSON.parse(String(allowed)) as string[]),
     limits: limitsFromRow(row),
+    ...(row.rotated_at === null || row.rotated_at === undefined ? {} : { rotation: { at: Number(row.rotated_at), replacedBy: String(row.replaced_by) } }),
   };
 }
 
@@ -131,6 +132,7 @@ export function keyChangeColumns(change: KeyChange): [column: string, value: unk
     if (value !== undefined) columns.push([limitColumns[field], limitToColumn(value)]);
   }
   for (const field of change.resetLimits ?? []) columns.push([limitColumns[field], null]);
+  if (change.rotation !== undefined) columns.push(['rotated_at', change.rotation.at], ['replaced_by', change.rotation.replacedBy]);
   return columns;
 }
 

@@ -123,6 +123,22 @@ export function describeKeyStoreContract(name: string, factory: StoreFactory): v
       await store.close();
     });
 
+    it('should record a rotation on the key it replaced, kept through later changes', async () => {
+      const store = await open();
+      await store.createOrganisation({ name: 'acme', plan: 'free' });
+      const { record: old } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
+      const { record: successor } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
+      expect(old.rotation).toBeUndefined();
+      const rotated = await store.updateKey(old.id, { expiresAt: 1_900_000_060_000, rotation: { at: 1_900_000_000_000, replacedBy: successor.id } });
+      expect(rotated).toEqual({ ...old, expiresAt: 1_900_000_060_000, rotation: { at: 1_900_000_000_000, replacedBy: successor.id } });
+      const changed = await store.updateKey(old.id, { expiresAt: 1_900_000_030_000, limits: { requestsPerMinute: 5 } });
+      expect(changed?.rotation).toEqual({ at: 1_900_000_000_000, replacedBy: successor.id });
+      expect((await store.findKeyByHash(old.hash))?.key).toEqual(changed);
+      expect((await store.listKeys({ organisation: 'acme' })).find((key) => key.id === old.id)).toEqual(changed);
+      expect((await store.getKey(successor.id))?.rotation).toBeUndefined();
+      await store.close();
+    });
+
     it('should keep an audit log, newest first, never changed, filtered by time and bounded by a limit', async () => {
       const store = await open();
       expect(await store.listAudit()).toEqual([]);

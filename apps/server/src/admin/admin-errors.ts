@@ -14,6 +14,7 @@ export const adminErrorCodes = {
   organisation_exists: { status: 409, type: 'invalid_request_error' },
   key_revoked: { status: 409, type: 'invalid_request_error' },
   key_expired: { status: 409, type: 'invalid_request_error' },
+  key_rotated: { status: 409, type: 'invalid_request_error' },
   too_many_failed_admin_tokens: { status: 429, type: 'rate_limit_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 

@@ -114,6 +114,22 @@ export function createAdminService(options: AdminServiceOptions) {
     throw new AdminApiError('key_expired', `The key ${key.id} expired at ${new Date(key.expiresAt!).toISOString()}; an expired key stays expired: create a new key instead (POST /admin/v1/keys, or quantum-chat keys create).`);
   }
 
+  /**
+   * A rotated key's overlap ends at its expiry: it may end sooner, never later, or the PATCH
+   * would undo the rotation without anyone saying so (decisions §9).
+   */
+  function requireRotationKept(key: ApiKeyRecord, expiresAt: number | null | undefined): void {
+    if (key.rotation === undefined || expiresAt === undefined) return;
+    if (expiresAt !== null && key.expiresAt !== null && expiresAt <= key.expiresAt) return;
+    const { at, replacedBy } = key.rotation;
+    const end = key.expiresAt === null ? '' : `: its overlap ends at ${new Date(key.expiresAt).toISOString()} and can be brought forward, never cleared or postponed`;
+    throw new AdminApiError(
+      'key_rotated',
+      `The key ${key.id} was rotated (replaced by ${replacedBy} at ${new Date(at).toISOString()})${end}. Use ${replacedBy}, or create a new key (POST /admin/v1/keys, or quantum-chat keys create).`,
+      { param: 'expires_at' },
+    );
+  }
+
   function futureTime(value: number | string | null | undefined, param: string): number | null | undefined {
     if (value === undefined || value === null) return value;
     const time = timeToMs(value);
@@ -231,6 +247,7 @@ export function createAdminService(options: AdminServiceOptions) {
       const key = await requireKey(id);
       requireChangeable(key, 'changed');
       requireUnexpired(key);
+      requireRotationKept(key, expiresAt);
       const change: KeyChange = {};
       if (expiresAt !== undefined) change.expiresAt = expiresAt;
       if (allowedModels !== undefined) change.allowedModels = allowedModels;
@@ -278,7 +295,8 @@ export function createAdminService(options: AdminServiceOptions) {
         ...(options.prefixes !== undefined ? { prefixes: options.prefixes } : {}),
       });
       const overlapEnd = time + overlapSeconds * 1000;
-      const previous = (await store.updateKey(old.id, { expiresAt: old.expiresAt === null ? overlapEnd : Math.min(old.expiresAt, overlapEnd) })) ?? old;
+      const previous =
+        (await store.updateKey(old.id, { expiresAt: old.expiresAt === null ? overlapEnd : Math.min(old.expiresAt, overlapEnd), rotation: { at: time, replacedBy: record.id } })) ?? old;
       const wire = keyToWire(record, now());
       const previousWire = keyToWire(previous, now());
       await audit(by, 'key.rotate', old.id, {
