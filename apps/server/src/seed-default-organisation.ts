@@ -1,4 +1,4 @@
-import type { KeyStore } from '@quantum-chat/access-control';
+import type { ServiceStore } from '@quantum-chat/access-control';
 import { AdminApiError } from './admin/admin-errors.js';
 import { createAdminService, type AdminActor } from './admin/admin-service.js';
 
@@ -18,7 +18,7 @@ const firstStart: AdminActor = { actor: 'server:first-start' };
  * const key = await seedDefaultOrganisation(store);
  * if (key) console.log(key);
  */
-export async function seedDefaultOrganisation(store: KeyStore, now: () => number = Date.now): Promise<string | undefined> {
+export async function seedDefaultOrganisation(store: ServiceStore, now: () => number = Date.now): Promise<string | undefined> {
   if ((await store.listOrganisations()).length > 0) return undefined;
   const admin = createAdminService({ store, modelIds: [], now });
   try {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/hash-api-key.js';
 import { issueApiKey } from '../src/issue-api-key.js';
-import type { KeyStore, StoreChange, UsageRecord } from '../src/key-store.js';
+import type { ServiceStore, StoreChange, UsageRecord } from '../src/service-store/index.js';
 
 function usage(overrides: Partial<UsageRecord>): UsageRecord {
   return {
@@ -30,13 +30,13 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000):
 
 export interface StoreFactory {
   /** A new, empty store. */
-  open(): Promise<KeyStore>;
+  open(): Promise<ServiceStore>;
   /** Two connections to one new, empty store (two processes would have these); absent for the memory store. */
-  openShared?(): Promise<[KeyStore, KeyStore]>;
+  openShared?(): Promise<[ServiceStore, ServiceStore]>;
 }
 
-/** The behaviour every `KeyStore` shares; each store runs it with its own factory. */
-export function describeKeyStoreContract(name: string, factory: StoreFactory): void {
+/** The behaviour every `ServiceStore` shares; each store runs it with its own factory. */
+export function describeServiceStoreContract(name: string, factory: StoreFactory): void {
   const { open } = factory;
   describe(`${name} (store contract)`, () => {
     it('should migrate on first use, and again as a no-op', async () => {

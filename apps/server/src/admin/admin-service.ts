@@ -1,6 +1,6 @@
 // The one service layer behind the admin API and the CLI (decisions §9): every check, every
 // change and every audit entry happens here; the routes and the commands only translate.
-import { issueApiKey, type ApiKeyRecord, type AuditEntry, type KeyChange, type KeyStore, type LimitOverrides, type Organisation } from '@quantum-chat/access-control';
+import { issueApiKey, type ApiKeyRecord, type AuditEntry, type KeyChange, type ServiceStore, type LimitOverrides, type Organisation } from '@quantum-chat/access-control';
 import { QuantumChatError, type ApiKeyPrefixes } from '@quantum-chat/core';
 import type * as z from 'zod';
 import { AdminApiError } from './admin-errors.js';
@@ -35,7 +35,7 @@ export interface AdminActor {
 }
 
 export interface AdminServiceOptions {
-  store: KeyStore;
+  store: ServiceStore;
   /** The model ids a key may be limited to (the four and those the config adds). */
   modelIds: readonly string[];
   /** ms since the epoch; injected so that tests control expiry and overlaps. */

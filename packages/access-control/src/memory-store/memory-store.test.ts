@@ -1,4 +1,4 @@
-import { describeKeyStoreContract } from '../test/key-store-contract.js';
-import { createMemoryKeyStore } from './memory-key-store.js';
+import { describeServiceStoreContract } from '../../test/service-store-contract.js';
+import { createMemoryStore } from './index.js';
 
-describeKeyStoreContract('createMemoryKeyStore', { open: async () => createMemoryKeyStore() });
+describeServiceStoreContract('createMemoryStore', { open: async () => createMemoryStore() });
