@@ -1,5 +1,5 @@
 import type { ServiceStore } from '@quantum-chat/access-control';
-import { AdminApiError } from './admin/admin-errors.js';
+import { isAdminError } from './admin/admin-errors.js';
 import { createAdminService, type AdminActor } from './admin/admin-service.js';
 
 /** The organisation made on first start. */
@@ -25,7 +25,7 @@ export async function seedDefaultOrganisation(store: ServiceStore, now: () => nu
     await admin.createOrganisation({ name: defaultOrganisationName, plan: 'elite' }, firstStart);
   } catch (error) {
     // Two processes started on one empty store at once: the other one seeded it.
-    if (error instanceof AdminApiError && error.code === 'organisation_exists') return undefined;
+    if (isAdminError(error) && error.code === 'organisation_exists') return undefined;
     throw error;
   }
   return (await admin.createKey({ organisation: defaultOrganisationName, kind: 'test' }, firstStart)).secret;

@@ -1,9 +1,8 @@
 // The admin API's part of the OpenAPI document (decisions §9), generated from the same zod
 // schemas the routes validate with. The core writes the chat API's document; the server adds
 // these paths to it, each with its own server URL (`/admin/v1`).
-import { errorCodes } from '@quantum-chat/core';
 import * as z from 'zod';
-import { adminErrorCodes } from './admin-errors.js';
+import { adminErrorCodes, serverErrorCodes } from './admin-errors.js';
 import {
   apiKeyObjectSchema,
   auditEntrySchema,
@@ -50,7 +49,7 @@ const adminStatusCodes: Record<number, string[]> = {
   401: Object.keys(adminErrorCodes).filter((code) => adminErrorCodes[code as keyof typeof adminErrorCodes].status === 401),
   404: ['unknown_url', 'organisation_not_found', 'key_not_found'],
   405: ['method_not_allowed'],
-  409: ['organisation_exists', 'key_revoked', 'key_expired', 'key_rotated'],
+  409: Object.keys(adminErrorCodes).filter((code) => adminErrorCodes[code as keyof typeof adminErrorCodes].status === 409),
   413: ['request_too_large'],
   415: ['unsupported_media_type'],
   429: ['too_many_failed_admin_tokens'],
@@ -58,7 +57,7 @@ const adminStatusCodes: Record<number, string[]> = {
 };
 
 function typeOf(code: string): string {
-  return (adminErrorCodes as Record<string, { type: string }>)[code]?.type ?? (errorCodes as Record<string, { type: string }>)[code]!.type;
+  return (serverErrorCodes as Record<string, { type: string }>)[code]!.type;
 }
 
 function errorResponses(statuses: number[]): JsonObject {
