@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createPostgresKeyStore, createSqliteKeyStore, type KeyStore } from '@quantum-chat/access-control';
+import { createPostgresStore, createSqliteStore, type ServiceStore } from '@quantum-chat/access-control';
 import type { ServerConfig } from './config-schema.js';
 
 /** The SQLite store's file in the data directory. */
@@ -31,12 +31,12 @@ export function describeStore(config: Pick<ServerConfig, 'dataDir' | 'databaseUr
  * const store = openStore(config, process.cwd());
  * await store.migrate();
  */
-export function openStore(config: Pick<ServerConfig, 'dataDir' | 'databaseUrl'>, cwd: string, options: { now?: () => number } = {}): KeyStore {
+export function openStore(config: Pick<ServerConfig, 'dataDir' | 'databaseUrl'>, cwd: string, options: { now?: () => number } = {}): ServiceStore {
   const clock = options.now !== undefined ? { now: options.now } : {};
-  if (config.databaseUrl !== undefined) return createPostgresKeyStore(config.databaseUrl, clock);
+  if (config.databaseUrl !== undefined) return createPostgresStore(config.databaseUrl, clock);
   const directory = resolve(cwd, config.dataDir);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   // Also when it already existed: it holds key hashes and usage.
   chmodSync(directory, 0o700);
-  return createSqliteKeyStore(keyStorePath(config, cwd), clock);
+  return createSqliteStore(keyStorePath(config, cwd), clock);
 }

@@ -1,4 +1,4 @@
-import type { KeyStore, Limiter } from '@quantum-chat/access-control';
+import type { ServiceStore, Limiter } from '@quantum-chat/access-control';
 import { QuantumChatError } from '@quantum-chat/core';
 import { methodNotAllowedError } from '@quantum-chat/core/host';
 import type { FastifyInstance } from 'fastify';
@@ -25,7 +25,7 @@ function answers(check: () => Promise<unknown>): Promise<string | undefined> {
 }
 
 export interface ReadinessTargets {
-  store: KeyStore;
+  store: ServiceStore;
   /** Checked only when limits are shared through Redis. */
   limiter?: Limiter;
 }

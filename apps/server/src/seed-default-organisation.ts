@@ -1,5 +1,5 @@
-import type { KeyStore } from '@quantum-chat/access-control';
-import { AdminApiError } from './admin/admin-errors.js';
+import type { ServiceStore } from '@quantum-chat/access-control';
+import { isAdminError } from './admin/admin-errors.js';
 import { createAdminService, type AdminActor } from './admin/admin-service.js';
 
 /** The organisation made on first start. */
@@ -18,14 +18,14 @@ const firstStart: AdminActor = { actor: 'server:first-start' };
  * const key = await seedDefaultOrganisation(store);
  * if (key) console.log(key);
  */
-export async function seedDefaultOrganisation(store: KeyStore, now: () => number = Date.now): Promise<string | undefined> {
+export async function seedDefaultOrganisation(store: ServiceStore, now: () => number = Date.now): Promise<string | undefined> {
   if ((await store.listOrganisations()).length > 0) return undefined;
   const admin = createAdminService({ store, modelIds: [], now });
   try {
     await admin.createOrganisation({ name: defaultOrganisationName, plan: 'elite' }, firstStart);
   } catch (error) {
     // Two processes started on one empty store at once: the other one seeded it.
-    if (error instanceof AdminApiError && error.code === 'organisation_exists') return undefined;
+    if (isAdminError(error) && error.code === 'organisation_exists') return undefined;
     throw error;
   }
   return (await admin.createKey({ organisation: defaultOrganisationName, kind: 'test' }, firstStart)).secret;

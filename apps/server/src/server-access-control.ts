@@ -1,11 +1,11 @@
-import { createAccessControl, createLimiter, type KeyStore, type Limiter, type StoreAccessControl } from '@quantum-chat/access-control';
+import { createAccessControl, createLimiter, type ServiceStore, type Limiter, type StoreAccessControl } from '@quantum-chat/access-control';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config-schema.js';
 import { describeStore, openStore } from './open-store.js';
 
 export interface ServerAccessControl {
   accessControl: StoreAccessControl;
-  store: KeyStore;
+  store: ServiceStore;
   limiter: Limiter;
   close(): Promise<void>;
 }

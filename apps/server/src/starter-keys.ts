@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyStore } from '@quantum-chat/access-control';
+import type { ApiKeyRecord, ServiceStore } from '@quantum-chat/access-control';
 import { seedDefaultOrganisation } from './seed-default-organisation.js';
 
 /** What a start found in the key store, for the start-up messages. */
@@ -25,7 +25,7 @@ export function isUsableKey(key: ApiKeyRecord, now: number): boolean {
  * @example
  * const { createdKey, organisationsWithoutUsableKey } = await prepareStarterKeys(store);
  */
-export async function prepareStarterKeys(store: KeyStore, now = Date.now()): Promise<StarterKeys> {
+export async function prepareStarterKeys(store: ServiceStore, now = Date.now()): Promise<StarterKeys> {
   const createdKey = await seedDefaultOrganisation(store);
   const usable = new Set((await store.listKeys()).filter((key) => isUsableKey(key, now)).map((key) => key.organisation));
   const organisationsWithoutUsableKey = (await store.listOrganisations()).map((organisation) => organisation.name).filter((name) => !usable.has(name));

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteKeyStore, issueApiKey } from '@quantum-chat/access-control';
+import { createSqliteStore, issueApiKey } from '@quantum-chat/access-control';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
@@ -25,7 +25,7 @@ async function setUp(): Promise<{ dataDir: string; key: string; setDailyLimit(to
   onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const dataDir = join(root, 'data');
   mkdirSync(dataDir, { mode: 0o700 });
-  const store = createSqliteKeyStore(join(dataDir, 'quantum-chat.sqlite'));
+  const store = createSqliteStore(join(dataDir, 'quantum-chat.sqlite'));
   onTestFinished(() => store.close());
   await store.createOrganisation({ name: 'capped', plan: 'free', limits: { requestsPerMinute: null, tokensPerMinute: null } });
   const { key } = await issueApiKey(store, { organisation: 'capped', kind: 'live' });

@@ -1,6 +1,6 @@
-import { createPostgresKeyStore, issueApiKey, type KeyStore } from '@quantum-chat/access-control';
+import { createPostgresStore, issueApiKey, type ServiceStore } from '@quantum-chat/access-control';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { postgresMigrations } from '../../../packages/access-control/src/postgres-migrations.js';
+import { postgresMigrations } from '../../../packages/access-control/src/postgres-store/migrations.js';
 import { postgresAvailable, postgresSkipMessage, startPostgresServer } from '../../../packages/access-control/test/postgres-server.js';
 import { redisServerAvailable, redisSkipMessage, startRedisServer } from '../../../packages/access-control/test/redis-server.js';
 import { lastLine, runBuiltCli } from './run-cli.js';
@@ -98,7 +98,7 @@ describe.skipIf(!postgresAvailable || !redisServerAvailable)('three server insta
     const migrated = await runBuiltCli(['migrate'], { env: { DATABASE_URL: databaseUrl } });
     expect(migrated.stdout, migrated.stderr).toMatch(new RegExp(`Migrated the store at postgres://127\\.0\\.0\\.1:\\d+/quantum_chat_\\d+ from schema version 0 to ${postgresMigrations.length}`));
     const cliKey = lastLine((await runBuiltCli(['keys', 'create', '--org', 'mixed-a', '--plan', 'elite', '--database-url', databaseUrl])).stdout);
-    const store: KeyStore = createPostgresKeyStore(databaseUrl);
+    const store: ServiceStore = createPostgresStore(databaseUrl);
     onTestFinished(() => store.close());
     const unlimited = { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: null };
     await store.updateOrganisation('mixed-a', { limits: unlimited });

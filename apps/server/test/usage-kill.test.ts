@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPostgresKeyStore, createSqliteKeyStore, issueApiKey, type KeyStore, type UsageRecord } from '@quantum-chat/access-control';
+import { createPostgresStore, createSqliteStore, issueApiKey, type ServiceStore, type UsageRecord } from '@quantum-chat/access-control';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { postgresAvailable, postgresSkipMessage, startPostgresServer } from '../../../packages/access-control/test/postgres-server.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
@@ -85,7 +85,7 @@ function load(servers: () => ServerProcess[], key: string, concurrency: number, 
 }
 
 /** Waits until no row is left unsettled (the survivors settle a dead instance's rows after abandonedAfterMs). */
-async function settledLedger(store: KeyStore, organisation: string, timeoutMs: number): Promise<UsageRecord[]> {
+async function settledLedger(store: ServiceStore, organisation: string, timeoutMs: number): Promise<UsageRecord[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const rows = await store.listUsage({ organisation });
@@ -146,7 +146,7 @@ describe('usage is durable before the answer: SIGKILL under load', { timeout: 24
     onTestFinished(() => rmSync(root, { recursive: true, force: true }));
     const dataDir = join(root, 'data');
     mkdirSync(dataDir, { mode: 0o700 });
-    const store = createSqliteKeyStore(join(dataDir, 'quantum-chat.sqlite'));
+    const store = createSqliteStore(join(dataDir, 'quantum-chat.sqlite'));
     onTestFinished(() => store.close());
     await store.createOrganisation({ name: 'billed', plan: 'elite', limits: { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: null } });
     const { key } = await issueApiKey(store, { organisation: 'billed', kind: 'live' });
@@ -185,7 +185,7 @@ describe('usage is durable before the answer: SIGKILL under load', { timeout: 24
     const pg = await startPostgresServer();
     onTestFinished(() => pg.stop());
     const databaseUrl = await pg.createDatabase();
-    const store = createPostgresKeyStore(databaseUrl);
+    const store = createPostgresStore(databaseUrl);
     onTestFinished(() => store.close());
     await store.migrate();
     await store.createOrganisation({ name: 'billed', plan: 'elite', limits: { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: null } });

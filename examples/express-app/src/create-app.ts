@@ -1,6 +1,6 @@
 // An "existing" Express app: a landing page, a login with cookie sessions, an account page
 // and a request log. It mounts the Quantum chat API at /v1 and hands its users API keys for it.
-import { createAccessControl, createMemoryKeyStore, issueApiKey, type KeyStore } from '@quantum-chat/access-control';
+import { createAccessControl, createMemoryStore, issueApiKey, type ServiceStore } from '@quantum-chat/access-control';
 import { createChatHandler, type ChatEngine } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { createExpressRouter, quantumChatErrorHandler } from '@quantum-chat/express';
@@ -13,13 +13,13 @@ export interface AppOptions {
   /** Where the request log goes; one line per request. */
   log?: (line: string) => void;
   engine?: ChatEngine;
-  /** The API's key store; in memory by default (use `createSqliteKeyStore` to keep keys). */
-  store?: KeyStore;
+  /** The API's key store; in memory by default (use `createSqliteStore` to keep keys). */
+  store?: ServiceStore;
 }
 
 export interface App {
   app: Express;
-  store: KeyStore;
+  store: ServiceStore;
 }
 
 const sessionCookie = 'sid';
@@ -27,7 +27,7 @@ const sessionCookie = 'sid';
 export function createApp(options: AppOptions): App {
   const log = options.log ?? ((line: string) => console.log(line));
   const sessions = createSessions(options.users);
-  const store = options.store ?? createMemoryKeyStore();
+  const store = options.store ?? createMemoryStore();
   const app = express();
   app.disable('x-powered-by');
 

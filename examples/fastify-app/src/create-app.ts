@@ -1,7 +1,7 @@
 // An "existing" Fastify app: a login that hands out bearer session tokens, a small projects
 // API behind them, and Fastify's own pino request log. It mounts the Quantum chat API at /v1
 // as a separate, encapsulated plugin, and hands its users API keys for it.
-import { createAccessControl, createMemoryKeyStore, issueApiKey, type KeyStore } from '@quantum-chat/access-control';
+import { createAccessControl, createMemoryStore, issueApiKey, type ServiceStore } from '@quantum-chat/access-control';
 import type { ChatEngine } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { fastifyQuantumChat } from '@quantum-chat/fastify';
@@ -14,8 +14,8 @@ export interface AppOptions {
   /** Fastify's logger (pino): `true`, options, or a pino `{ level, stream }`. */
   logger?: FastifyServerOptions['logger'];
   engine?: ChatEngine;
-  /** The API's key store; in memory by default (use `createSqliteKeyStore` to keep keys). */
-  store?: KeyStore;
+  /** The API's key store; in memory by default (use `createSqliteStore` to keep keys). */
+  store?: ServiceStore;
 }
 
 declare module 'fastify' {
@@ -27,7 +27,7 @@ declare module 'fastify' {
 
 export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const sessions = createSessions(options.users);
-  const store = options.store ?? createMemoryKeyStore();
+  const store = options.store ?? createMemoryStore();
   const app = Fastify({ logger: options.logger ?? true, forceCloseConnections: true });
 
   // The API: its own scope, body parser and error envelope; the app's hooks and log still apply.

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { createChatHandler } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
-import { createAccessControl, createLimiter, createSqliteKeyStore, issueApiKey } from '@quantum-chat/access-control';
+import { createAccessControl, createLimiter, createSqliteStore, issueApiKey } from '@quantum-chat/access-control';
 
 mkdirSync('.data', { recursive: true, mode: 0o700 }); // the store's file goes in here
-const store = createSqliteKeyStore('.data/quantum-chat.sqlite');
+const store = createSqliteStore('.data/quantum-chat.sqlite');
 // The store outlives this process: create the organisation on the first run only.
 if ((await store.getOrganisation('acme')) === undefined) await store.createOrganisation({ name: 'acme', plan: 'free' });
 const { key } = await issueApiKey(store, { organisation: 'acme', kind: 'live' }); // show it once

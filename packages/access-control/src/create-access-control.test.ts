@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createAccessControl } from './create-access-control.js';
 import { createLimiter } from './create-limiter.js';
 import { issueApiKey } from './issue-api-key.js';
-import { createMemoryKeyStore } from './memory-key-store.js';
+import { createMemoryStore } from './memory-store/index.js';
 
 const parse = (key: string): ParsedApiKey => parseApiKey(key)!;
 const demand = { requestId: 'req_test', model: 'quantum-lite', promptTokens: 20, maxTokens: 100 };
 
 async function setup(limits = {}) {
-  const store = createMemoryKeyStore();
+  const store = createMemoryStore();
   await store.createOrganisation({ name: 'acme', plan: 'free', limits });
   const live = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
   const test = await issueApiKey(store, { organisation: 'acme', kind: 'test' });

@@ -11,7 +11,7 @@ import { createLimiter, type LimitDecision, type Limiter } from './create-limite
 import { createDailyQuota, type DailyDecision, type DailyQuota } from './daily-quota.js';
 import { hashApiKey } from './hash-api-key.js';
 import { createKeyCache } from './key-cache.js';
-import type { KeyStore } from './key-store.js';
+import type { ServiceStore } from './service-store/index.js';
 import { limitError } from './limit-error.js';
 import { toReading, type LimitDimension, type LimitReading, type LimitState } from './limit-state.js';
 import { defaultPlanLimits, resolveLimits, type LimitOverrides, type Limits, type PlanLimits } from './plan-limits.js';
@@ -20,7 +20,7 @@ import { timeOrderedUsageId } from './usage-id.js';
 import { createUsageLedger, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
 
 export interface AccessControlOptions {
-  store: KeyStore;
+  store: ServiceStore;
   /** In memory by default; pass `createLimiter({ redis })` to share per-minute limits between instances. */
   limiter?: Limiter;
   /** The defaults of each plan (decisions §6); an organisation's overrides apply on top. */
@@ -111,7 +111,7 @@ function tighterState(first: LimitState, second: LimitState): LimitState {
  * its answer is acknowledged, which also settles the organisation's day.
  *
  * @example
- * const accessControl = createAccessControl({ store: createSqliteKeyStore('.data/keys.sqlite') });
+ * const accessControl = createAccessControl({ store: createSqliteStore('.data/keys.sqlite') });
  * const handler = createChatHandler({ engine, accessControl });
  */
 export function createAccessControl(options: AccessControlOptions): StoreAccessControl {

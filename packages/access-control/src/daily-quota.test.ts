@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createFlakyStore } from '../test/flaky-store.js';
 import { createDailyQuota, utcDay } from './daily-quota.js';
-import { createMemoryKeyStore } from './memory-key-store.js';
+import { createMemoryStore } from './memory-store/index.js';
 
 describe('createDailyQuota', () => {
   it('should count per UTC day in the store, refusing what would pass the limit', async () => {
-    const store = createMemoryKeyStore();
+    const store = createMemoryStore();
     let time = Date.UTC(2030, 0, 2, 23, 59, 0);
     const quota = createDailyQuota({ store, now: () => time });
     expect(await quota.reserve('acme:live', 600, 1000)).toMatchObject({ admitted: true, day: '2030-01-02', total: 600, charged: 600, resetsAt: Date.UTC(2030, 0, 3) });
@@ -17,7 +17,7 @@ describe('createDailyQuota', () => {
   });
 
   it('should send reservations made in one turn as one, and admit exactly what fits when they do not all fit', async () => {
-    const flaky = createFlakyStore(createMemoryKeyStore());
+    const flaky = createFlakyStore(createMemoryStore());
     const quota = createDailyQuota({ store: flaky.store });
     const together = await Promise.all(Array.from({ length: 10 }, () => quota.reserve('acme:live', 100, 10_000)));
     expect(flaky.calls.reserveDailyTokens).toBe(1);
@@ -30,7 +30,7 @@ describe('createDailyQuota', () => {
   });
 
   it('should count on its own from the last total seen while the store is down, and 503 when failing closed', async () => {
-    const flaky = createFlakyStore(createMemoryKeyStore());
+    const flaky = createFlakyStore(createMemoryStore());
     const states: boolean[] = [];
     const quota = createDailyQuota({ store: flaky.store, onStateChange: (available) => states.push(available) });
     await quota.reserve('acme:live', 700, 1000);
@@ -46,7 +46,7 @@ describe('createDailyQuota', () => {
   });
 
   it('should take back a reservation the store made after the request stopped waiting', async () => {
-    const inner = createMemoryKeyStore();
+    const inner = createMemoryStore();
     let release: () => void = () => undefined;
     const slow = { ...inner, reserveDailyTokens: async (input: Parameters<typeof inner.reserveDailyTokens>[0]) => {
       await new Promise<void>((resolve) => (release = resolve));

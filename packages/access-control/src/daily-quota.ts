@@ -1,10 +1,10 @@
 import { QuantumChatError } from '@quantum-chat/core';
-import type { KeyStore } from './key-store.js';
+import type { ServiceStore } from './service-store/index.js';
 import { createRedisCircuit } from './redis-circuit.js';
 import { deadlineExceeded, withDeadline } from './with-deadline.js';
 
 export interface DailyQuotaOptions {
-  store: KeyStore;
+  store: ServiceStore;
   /** The most a request waits on the store for its reservation; 250 ms by default. */
   timeoutMs?: number;
   /** When the store cannot count: false (default) counts in this process; true answers 503 `store_unavailable`. */

@@ -5,9 +5,21 @@
 export { createAccessControl } from './create-access-control.js';
 export type { AccessControlOptions, StoreAccessControl } from './create-access-control.js';
 
-/** Stores: the one asynchronous contract; memory, SQLite (embedded default) and PostgreSQL (several hosts). */
+/**
+ * The service's store (organisations, keys, the usage ledger, the audit log, daily quotas,
+ * changes), one interface per concern composed into `ServiceStore`: memory, SQLite (the
+ * embedded default) and PostgreSQL (several hosts).
+ */
 export type {
+  ServiceStore,
   KeyStore,
+  StoreLifecycle,
+  OrganisationStore,
+  ApiKeyStore,
+  UsageLedgerStore,
+  AuditLogStore,
+  DailyQuotaStore,
+  ChangeFeed,
   Organisation,
   OrganisationChange,
   ApiKeyRecord,
@@ -19,15 +31,16 @@ export type {
   DailyUsageFilter,
   AuditEntry,
   KeyChange,
+  KeyRotation,
   DailyReservation,
   StoreChange,
   MigrationResult,
-} from './key-store.js';
-export { createSqliteKeyStore } from './sqlite-key-store.js';
-export type { SqliteKeyStoreOptions } from './sqlite-key-store.js';
-export { createPostgresKeyStore } from './postgres-key-store.js';
-export type { PostgresKeyStoreOptions } from './postgres-key-store.js';
-export { createMemoryKeyStore } from './memory-key-store.js';
+} from './service-store/index.js';
+export { createSqliteStore, createSqliteKeyStore } from './sqlite-store/index.js';
+export type { SqliteStoreOptions, SqliteKeyStoreOptions } from './sqlite-store/index.js';
+export { createPostgresStore, createPostgresKeyStore } from './postgres-store/index.js';
+export type { PostgresStoreOptions, PostgresKeyStoreOptions } from './postgres-store/index.js';
+export { createMemoryStore, createMemoryKeyStore } from './memory-store/index.js';
 export { issueApiKey, displayKeyRecord } from './issue-api-key.js';
 export type { IssueApiKeyInput } from './issue-api-key.js';
 export { hashApiKey } from './hash-api-key.js';

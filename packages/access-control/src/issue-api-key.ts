@@ -1,6 +1,6 @@
 import { defaultApiKeyPrefixes, generateApiKey, type ApiKeyKind, type ApiKeyPrefixes } from '@quantum-chat/core';
 import { hashApiKey } from './hash-api-key.js';
-import type { ApiKeyRecord, KeyStore } from './key-store.js';
+import type { ApiKeyRecord, ServiceStore } from './service-store/index.js';
 import type { LimitOverrides } from './plan-limits.js';
 
 export interface IssueApiKeyInput {
@@ -23,7 +23,7 @@ export interface IssueApiKeyInput {
  * @example
  * const { key, record } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
  */
-export async function issueApiKey(store: KeyStore, input: IssueApiKeyInput): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function issueApiKey(store: ServiceStore, input: IssueApiKeyInput): Promise<{ key: string; record: ApiKeyRecord }> {
   const prefixes = input.prefixes ?? defaultApiKeyPrefixes;
   const key = generateApiKey(input.kind, prefixes);
   const record = await store.createKey({

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createFlakyStore } from '../test/flaky-store.js';
 import { createKeyCache } from './key-cache.js';
-import { createMemoryKeyStore } from './memory-key-store.js';
+import { createMemoryStore } from './memory-store/index.js';
 
 async function setUp() {
-  const inner = createMemoryKeyStore();
+  const inner = createMemoryStore();
   await inner.createOrganisation({ name: 'acme', plan: 'free' });
   await inner.createKey({ organisation: 'acme', kind: 'live', hash: 'h1', prefix: 'qc_live_', last4: 'abcd' });
   await inner.createKey({ organisation: 'acme', kind: 'live', hash: 'h2', prefix: 'qc_live_', last4: 'efgh' });

@@ -1,10 +1,10 @@
 import { QuantumChatError } from '@quantum-chat/core';
-import type { KeyStore, ResolvedApiKey, StoreChange } from './key-store.js';
+import type { ServiceStore, ResolvedApiKey, StoreChange } from './service-store/index.js';
 import { createRedisCircuit } from './redis-circuit.js';
 import { deadlineExceeded, withDeadline } from './with-deadline.js';
 
 export interface KeyCacheOptions {
-  store: KeyStore;
+  store: ServiceStore;
   /** How long a looked-up key is trusted without asking the store again; 1000 ms by default. */
   ttlMs?: number;
   /** The most a lookup waits on the store; 1000 ms by default. */

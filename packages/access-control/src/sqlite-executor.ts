@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { MigrationResult } from './key-store.js';
+import type { MigrationResult } from './service-store/index.js';
 
 /**
  * One statement for the worker: `run` for writes, `get`/`all` for rows; `runEach` runs it once

@@ -1,6 +1,6 @@
 import { utcDay } from './daily-quota.js';
 import { displayKeyRecord } from './issue-api-key.js';
-import type { ApiKeyRecord, DailyUsageFilter, DailyUsageRow, UsageRecord, UsageSummaryRow } from './key-store.js';
+import type { ApiKeyRecord, DailyUsageFilter, DailyUsageRow, UsageRecord, UsageSummaryRow } from './service-store/index.js';
 
 type Counts = Pick<UsageSummaryRow, 'requests' | 'promptTokens' | 'cachedPromptTokens' | 'completionTokens' | 'errors' | 'interrupted'>;
 

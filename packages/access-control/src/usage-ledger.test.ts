@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFlakyStore } from '../test/flaky-store.js';
-import { createMemoryKeyStore } from './memory-key-store.js';
+import { createMemoryStore } from './memory-store/index.js';
 import { createUsageLedger, type UsageLedger } from './usage-ledger.js';
 
 const base = (usageId: string) => ({ usageId, requestId: `req_${usageId}`, keyId: 'key_1', organisation: 'acme', model: 'quantum-lite', promptTokens: 10, timestamp: 1_000 });
@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 function open(options: Partial<Parameters<typeof createUsageLedger>[0]> = {}) {
-  const inner = createMemoryKeyStore();
+  const inner = createMemoryStore();
   const flaky = createFlakyStore(inner);
   const ledger = createUsageLedger({ store: flaky.store, flushIntervalMs: 60_000, durable: false, ...options });
   ledgers.push(ledger);

@@ -1,8 +1,8 @@
 import { QuantumChatError } from '@quantum-chat/core';
-import type { KeyStore, UsageRecord } from './key-store.js';
+import type { ServiceStore, UsageRecord } from './service-store/index.js';
 
 export interface UsageLedgerOptions {
-  store: KeyStore;
+  store: ServiceStore;
   /**
    * true (default): `settle` resolves only once the row is committed, so that an answer is
    * acknowledged only after its usage is durable; rows settling together share one write

@@ -9,19 +9,19 @@ import { createAccessControl } from '../src/create-access-control.js';
 import { createLimiter, type Limiter } from '../src/create-limiter.js';
 import { utcDay } from '../src/daily-quota.js';
 import { issueApiKey } from '../src/issue-api-key.js';
-import type { KeyStore } from '../src/key-store.js';
-import { createMemoryKeyStore } from '../src/memory-key-store.js';
+import type { ServiceStore } from '../src/service-store/index.js';
+import { createMemoryStore } from '../src/memory-store/index.js';
 import type { LimitOverrides } from '../src/plan-limits.js';
-import { createSqliteKeyStore } from '../src/sqlite-key-store.js';
+import { createSqliteStore } from '../src/sqlite-store/index.js';
 import { startHost } from './hosts.js';
 import { chatBody, postChat } from './http-client.js';
 import { redisServerAvailable, redisSkipMessage, startRedisServer } from './redis-server.js';
 
 if (!redisServerAvailable) console.warn(redisSkipMessage);
 
-function sqliteStore(): KeyStore {
+function sqliteStore(): ServiceStore {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-day-'));
-  const store = createSqliteKeyStore(join(directory, 'keys.sqlite'));
+  const store = createSqliteStore(join(directory, 'keys.sqlite'));
   onTestFinished(async () => {
     await store.close();
     rmSync(directory, { recursive: true, force: true });
@@ -78,7 +78,7 @@ const scenarioArbitrary: fc.Arbitrary<Scenario> = fc.record({
  * the day is really spent for that request.
  */
 async function runScenario(scenario: Scenario, limiter: () => Limiter): Promise<void> {
-  const store = createMemoryKeyStore();
+  const store = createMemoryStore();
   const organisation = `org-${Math.random().toString(36).slice(2)}`;
   await store.createOrganisation({ name: organisation, plan: 'free', limits: scenario.organisation });
   const issued = await issueApiKey(store, { organisation, kind: 'live', ...(scenario.key !== undefined ? { limits: scenario.key } : {}) });

@@ -1,7 +1,7 @@
-import type { KeyStore } from '../src/key-store.js';
+import type { ServiceStore } from '../src/service-store/index.js';
 
 /** A store that can be switched off: every call then rejects (`down`) or never answers (`hung`). */
-export function createFlakyStore(inner: KeyStore): { store: KeyStore; set(state: 'up' | 'down' | 'hung'): void; calls: Record<string, number> } {
+export function createFlakyStore(inner: ServiceStore): { store: ServiceStore; set(state: 'up' | 'down' | 'hung'): void; calls: Record<string, number> } {
   let state: 'up' | 'down' | 'hung' = 'up';
   const calls: Record<string, number> = {};
   const store = new Proxy(inner, {

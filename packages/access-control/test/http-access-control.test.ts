@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { createAccessControl } from '../src/create-access-control.js';
 import { createLimiter } from '../src/create-limiter.js';
 import { issueApiKey } from '../src/issue-api-key.js';
-import { createMemoryKeyStore } from '../src/memory-key-store.js';
+import { createMemoryStore } from '../src/memory-store/index.js';
 import type { LimitOverrides } from '../src/plan-limits.js';
 import { hostNames, startHost, type HostName } from './hosts.js';
 import { chatBody, errorOf, eventually, postChat } from './http-client.js';
@@ -22,7 +22,7 @@ const liveEngine: ChatEngine = {
 };
 
 async function serve(host: HostName, limits: { elite?: LimitOverrides; free?: LimitOverrides } = {}) {
-  const store = createMemoryKeyStore();
+  const store = createMemoryStore();
   await store.createOrganisation({ name: 'elite-org', plan: 'elite', limits: limits.elite ?? {} });
   await store.createOrganisation({ name: 'free-org', plan: 'free', limits: limits.free ?? {} });
   const keys = {

@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { createAccessControl } from '../src/create-access-control.js';
 import { createLimiter } from '../src/create-limiter.js';
 import { issueApiKey } from '../src/issue-api-key.js';
-import { createMemoryKeyStore } from '../src/memory-key-store.js';
+import { createMemoryStore } from '../src/memory-store/index.js';
 import { utcDay } from '../src/daily-quota.js';
 import { createCountingEngine } from './counting-engine.js';
 import { hostNames, startHost } from './hosts.js';
@@ -34,7 +34,7 @@ describe.each(hostNames)('the token ledger (%s)', (host) => {
   it('should charge exactly the tokens produced across successes, errors and disconnects', async () => {
     // Paced, so that a stream is still running when the client leaves.
     const { engine, produced } = createCountingEngine(createReferenceEngine({ tokensPerSecond: 400 }));
-    const store = createMemoryKeyStore();
+    const store = createMemoryStore();
     await store.createOrganisation({ name: 'ledger', plan: 'free', limits: { tokensPerMinute: 8_200 } });
     const { key } = await issueApiKey(store, { organisation: 'ledger', kind: 'live' });
     const limiter = createLimiter();

@@ -65,7 +65,7 @@ export interface PostgresServer {
  * @example
  * const server = await startPostgresServer();
  * onTestFinished(() => server.stop());
- * const store = createPostgresKeyStore(await server.createDatabase());
+ * const store = createPostgresStore(await server.createDatabase());
  */
 export async function startPostgresServer(): Promise<PostgresServer> {
   if (binaries === undefined) throw new Error(postgresSkipMessage);

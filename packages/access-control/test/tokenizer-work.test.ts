@@ -3,7 +3,7 @@ import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createAccessControl } from '../src/create-access-control.js';
 import { issueApiKey } from '../src/issue-api-key.js';
-import { createMemoryKeyStore } from '../src/memory-key-store.js';
+import { createMemoryStore } from '../src/memory-store/index.js';
 import { startHost } from './hosts.js';
 import { chatBody, postChat } from './http-client.js';
 
@@ -45,7 +45,7 @@ function countingWork(): { engine: ChatEngine; work: { counts: number; estimates
 }
 
 async function serve(limits: Record<string, number>, engine: ChatEngine, keyLimits?: Record<string, number>) {
-  const store = createMemoryKeyStore();
+  const store = createMemoryStore();
   await store.createOrganisation({ name: 'busy', plan: 'elite', limits });
   const { key } = await issueApiKey(store, { organisation: 'busy', kind: 'live', ...(keyLimits ? { limits: keyLimits } : {}) });
   const accessControl = createAccessControl({ store });

@@ -1,4 +1,5 @@
-import { createChatHandler, errorEnvelopeSchema } from '@quantum-chat/core';
+import { createChatHandler } from '@quantum-chat/core';
+import { errorEnvelopeSchema } from '@quantum-chat/core/schemas';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '@quantum-chat/core/host';
 import type { HostOptions } from '@quantum-chat/core/node';
 import { describe, expect, it, onTestFinished } from 'vitest';

@@ -54,9 +54,9 @@ export { findToolSchemaProblem } from './tools/validate-tool-schema.js';
 
 /** Errors: one class, one code table, one function to the envelope. */
 export { QuantumChatError } from './errors/quantum-chat-error.js';
-export type { QuantumChatErrorOptions } from './errors/quantum-chat-error.js';
-export { errorCodes, describeErrorCode, isErrorCode } from './errors/error-codes.js';
-export type { ErrorCode, ErrorType } from './errors/error-codes.js';
+export type { QuantumChatErrorOptions, QuantumChatErrorTableOptions } from './errors/quantum-chat-error.js';
+export { errorCodes, describeErrorCode, isErrorCode, extendErrorCodes } from './errors/error-codes.js';
+export type { ErrorCode, ErrorType, ErrorCodeRow, ErrorCodeTable } from './errors/error-codes.js';
 export { toErrorEnvelope } from './errors/to-error-envelope.js';
 /** The status (499, `client_closed`) of a request whose client left before its answer: in records, never sent. */
 export { clientClosedStatus } from './contract/client-connection.js';

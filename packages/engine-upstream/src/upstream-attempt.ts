@@ -1,4 +1,5 @@
-import { QuantumChatError, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type PassThroughPolicy, type SseEvent } from '@quantum-chat/core';
+import { QuantumChatError, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type PassThroughPolicy } from '@quantum-chat/core';
+import type { SseEvent } from '@quantum-chat/core/sse';
 import { readErrorPayload, type WireUsage } from '@quantum-chat/core/dialect';
 import { countApproximateTokens } from './approximate-tokens.js';
 import { createDeadline, type Deadline } from './create-deadline.js';

@@ -34,7 +34,7 @@ async function closeServer(server: Server): Promise<void> {
 export async function startExpressHost(handler: ChatHandlerOptions | ChatHandler, options: ExpressHostOptions = {}): Promise<Host> {
   const app = express();
   if (options.globalJson) app.use(express.json({ limit: '2mb' }));
-  app.use('/v1', createExpressRouter(handler));
+  app.use('/v1', createExpressRouter('handle' in handler ? { handler } : handler));
   app.use('/v1', quantumChatErrorHandler);
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

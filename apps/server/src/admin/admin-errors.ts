@@ -1,4 +1,6 @@
-// The admin API's own failures, in the same envelope as every other answer (decisions §5).
+// The admin API's own failures: codes of its own, added to the core's one error table, and
+// answered in the same envelope as every other failure (decisions §5).
+import { extendErrorCodes, QuantumChatError, type QuantumChatErrorOptions } from '@quantum-chat/core';
 import { toErrorHttpResponse } from '@quantum-chat/core/host';
 import type { FastifyReply } from 'fastify';
 
@@ -14,48 +16,39 @@ export const adminErrorCodes = {
   organisation_exists: { status: 409, type: 'invalid_request_error' },
   key_revoked: { status: 409, type: 'invalid_request_error' },
   key_expired: { status: 409, type: 'invalid_request_error' },
+  key_rotated: { status: 409, type: 'invalid_request_error' },
   too_many_failed_admin_tokens: { status: 429, type: 'rate_limit_error' },
-} as const satisfies Record<string, { status: number; type: string }>;
+} as const;
+
+/** The server's error table: the core's codes and the admin API's, one table. */
+export const serverErrorCodes = extendErrorCodes(adminErrorCodes);
 
 export type AdminErrorCode = keyof typeof adminErrorCodes;
 
 /**
- * A refusal of the admin API (or of the CLI, which calls the same service): a code of the
- * table above, hence a status and an envelope type.
+ * A refusal of the admin API (or of the CLI, which calls the same service): a core error
+ * whose code is one of the admin API's rows, hence a status and an envelope type.
  *
  * @example
- * throw new AdminApiError('key_not_found', "There is no key 'key_x'.", { param: 'id' });
+ * throw adminError('key_not_found', "There is no key 'key_x'.", { param: 'id' });
  */
-export class AdminApiError extends Error {
-  readonly code: AdminErrorCode;
-  readonly status: number;
-  readonly type: string;
-  readonly param: string | null;
-  readonly headers: Record<string, string>;
+export function adminError<Code extends AdminErrorCode>(code: Code, message: string, options: QuantumChatErrorOptions = {}): QuantumChatError<Code> {
+  return new QuantumChatError(code, message, { ...options, codes: serverErrorCodes });
+}
 
-  constructor(code: AdminErrorCode, message: string, options: { param?: string | null; headers?: Record<string, string> } = {}) {
-    super(message);
-    this.name = 'AdminApiError';
-    this.code = code;
-    this.status = adminErrorCodes[code].status;
-    this.type = adminErrorCodes[code].type;
-    this.param = options.param ?? null;
-    this.headers = options.headers ?? {};
-  }
+/** True for a refusal with one of the admin API's own codes (not the core's). */
+export function isAdminError(error: unknown): error is QuantumChatError<AdminErrorCode> {
+  return QuantumChatError.isInstance<string>(error) && Object.prototype.hasOwnProperty.call(adminErrorCodes, error.code);
 }
 
 /**
- * Answers with the error envelope: an `AdminApiError` as it is, anything else as the core
- * words it (unknown errors masked as a 500 `internal_error`).
+ * Answers with the error envelope, as the core words any error (unknown errors masked as a
+ * 500 `internal_error`).
  *
  * @example
- * return sendAdminError(reply, new AdminApiError('organisation_not_found', "There is no organisation 'acme'."));
+ * return sendAdminError(reply, adminError('organisation_not_found', "There is no organisation 'acme'."));
  */
 export function sendAdminError(reply: FastifyReply, error: unknown): FastifyReply {
-  if (error instanceof AdminApiError) {
-    const envelope = { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
-    return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(JSON.stringify(envelope));
-  }
   const response = toErrorHttpResponse(error);
   return reply.code(response.status).headers(response.headers).send(response.body);
 }

@@ -1,9 +1,8 @@
 // The admin API's part of the OpenAPI document (decisions §9), generated from the same zod
 // schemas the routes validate with. The core writes the chat API's document; the server adds
 // these paths to it, each with its own server URL (`/admin/v1`).
-import { errorCodes } from '@quantum-chat/core';
 import * as z from 'zod';
-import { adminErrorCodes } from './admin-errors.js';
+import { adminErrorCodes, serverErrorCodes } from './admin-errors.js';
 import {
   apiKeyObjectSchema,
   auditEntrySchema,
@@ -50,7 +49,7 @@ const adminStatusCodes: Record<number, string[]> = {
   401: Object.keys(adminErrorCodes).filter((code) => adminErrorCodes[code as keyof typeof adminErrorCodes].status === 401),
   404: ['unknown_url', 'organisation_not_found', 'key_not_found'],
   405: ['method_not_allowed'],
-  409: ['organisation_exists', 'key_revoked', 'key_expired'],
+  409: Object.keys(adminErrorCodes).filter((code) => adminErrorCodes[code as keyof typeof adminErrorCodes].status === 409),
   413: ['request_too_large'],
   415: ['unsupported_media_type'],
   429: ['too_many_failed_admin_tokens'],
@@ -58,7 +57,7 @@ const adminStatusCodes: Record<number, string[]> = {
 };
 
 function typeOf(code: string): string {
-  return (adminErrorCodes as Record<string, { type: string }>)[code]?.type ?? (errorCodes as Record<string, { type: string }>)[code]!.type;
+  return (serverErrorCodes as Record<string, { type: string }>)[code]!.type;
 }
 
 function errorResponses(statuses: number[]): JsonObject {
@@ -193,7 +192,7 @@ function adminPaths(): JsonObject {
         operationId: 'adminUpdateKey',
         summary: 'Change expiry, models and limits',
         description:
-          "Changes a key's expiry, the models it may use and its own limits; running servers apply it at once. A revoked key is 409 `key_revoked`; an expired key (its expiry passed, or rotated out) is 409 `key_expired`: it is never revived, clearing or postponing its expiry included. Create a new key instead.",
+          "Changes a key's expiry, the models it may use and its own limits; running servers apply it at once. A revoked key is 409 `key_revoked`; an expired key (its expiry passed, or rotated out) is 409 `key_expired`: it is never revived, clearing or postponing its expiry included. Create a new key instead. A key rotated out but still in its overlap may have the overlap's end brought forward; clearing or postponing it is 409 `key_rotated` (the message names the key that replaced it).",
         parameters: [keyId],
         body: { schema: 'AdminUpdateKeyRequest', required: true },
         success: { status: 200, description: 'The key after the change.', schema: 'AdminApiKey' },

@@ -1,7 +1,7 @@
 import { QuantumChatError } from '@quantum-chat/core';
 import { bodyRejectionError, hostStatusError, methodNotAllowedError } from '@quantum-chat/core/host';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { AdminApiError, sendAdminError } from './admin-errors.js';
+import { adminError, sendAdminError } from './admin-errors.js';
 import type { AdminActor, AdminService } from './admin-service.js';
 import { adminFailureWindowSeconds, type AdminTokenThrottle } from './admin-token-throttle.js';
 import type { AdminIdentity } from './admin-tokens.js';
@@ -83,22 +83,22 @@ async function checkMethodAndToken(request: FastifyRequest, options: Pick<AdminR
   const waitMs = await options.throttle.throttledFor(request.ip);
   if (waitMs !== undefined) throw throttledError(waitMs);
   const token = bearerToken(request);
-  if (token === undefined) throw new AdminApiError('missing_admin_token', 'The admin API needs an admin token: send Authorization: Bearer <admin token>.');
+  if (token === undefined) throw adminError('missing_admin_token', 'The admin API needs an admin token: send Authorization: Bearer <admin token>.');
   const identity = token === null ? undefined : options.verifyToken(token);
   if (identity === undefined) {
     const { failures, throttledNow } = await options.throttle.fail(request.ip);
     const where = { clientAddress: request.ip, path: request.url.split('?', 1)[0]!.slice(0, 256), failures };
     request.log.warn({ ...where, reason: token === null ? 'malformed_authorization' : 'invalid_admin_token' }, 'admin token refused');
     if (throttledNow) request.log.warn({ ...where, windowSeconds: adminFailureWindowSeconds }, 'admin token guesses throttled');
-    if (token === null) throw new AdminApiError('invalid_admin_token', 'The Authorization header must be `Bearer <admin token>`.');
-    throw new AdminApiError('invalid_admin_token', 'The admin token is not valid.');
+    if (token === null) throw adminError('invalid_admin_token', 'The Authorization header must be `Bearer <admin token>`.');
+    throw adminError('invalid_admin_token', 'The admin token is not valid.');
   }
   request.adminIdentity = identity;
 }
 
-function throttledError(waitMs: number): AdminApiError {
+function throttledError(waitMs: number): QuantumChatError<'too_many_failed_admin_tokens'> {
   const seconds = Math.ceil(waitMs / 1000);
-  return new AdminApiError('too_many_failed_admin_tokens', `Too many wrong admin tokens from this address; retry in ${seconds} s.`, {
+  return adminError('too_many_failed_admin_tokens', `Too many wrong admin tokens from this address; retry in ${seconds} s.`, {
     headers: { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(waitMs)) },
   });
 }
@@ -150,7 +150,7 @@ export const adminApiRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (fas
     await checkMethodAndToken(request, options);
   });
   fastify.setErrorHandler((error, request, reply) => {
-    if (error instanceof AdminApiError || QuantumChatError.isInstance(error)) return sendAdminError(reply, error);
+    if (QuantumChatError.isInstance(error)) return sendAdminError(reply, error);
     if ((error as { statusCode?: number }).statusCode !== undefined) return sendAdminError(reply, bodyError(error as { statusCode?: number }, request));
     // Past the checks, what fails is the store (down, locked, restarting): say so, with a wait.
     request.log.error({ err: error }, 'admin request failed');

@@ -1,9 +1,9 @@
 // The one service layer behind the admin API and the CLI (decisions §9): every check, every
 // change and every audit entry happens here; the routes and the commands only translate.
-import { issueApiKey, type ApiKeyRecord, type AuditEntry, type KeyChange, type KeyStore, type LimitOverrides, type Organisation } from '@quantum-chat/access-control';
+import { issueApiKey, type ApiKeyRecord, type AuditEntry, type KeyChange, type ServiceStore, type LimitOverrides, type Organisation } from '@quantum-chat/access-control';
 import { QuantumChatError, type ApiKeyPrefixes } from '@quantum-chat/core';
 import type * as z from 'zod';
-import { AdminApiError } from './admin-errors.js';
+import { adminError } from './admin-errors.js';
 import { auditEntryToWire, keyStatus, keyToWire, organisationToWire, overridesFromWire, usageRowToWire } from './admin-objects.js';
 import {
   auditQuerySchema,
@@ -35,7 +35,7 @@ export interface AdminActor {
 }
 
 export interface AdminServiceOptions {
-  store: KeyStore;
+  store: ServiceStore;
   /** The model ids a key may be limited to (the four and those the config adds). */
   modelIds: readonly string[];
   /** ms since the epoch; injected so that tests control expiry and overlaps. */
@@ -47,7 +47,7 @@ export interface AdminServiceOptions {
   onAudit?: (entry: Omit<AuditEntry, 'id'>, stored: boolean, error?: unknown) => void;
 }
 
-/** The admin operations, in wire shapes; each refusal is an `AdminApiError` or the core's 400. */
+/** The admin operations, in wire shapes; each refusal is an `adminError` or the core's 400. */
 export type AdminService = ReturnType<typeof createAdminService>;
 
 /** The most days one usage report covers. */
@@ -94,24 +94,40 @@ export function createAdminService(options: AdminServiceOptions) {
 
   async function requireOrganisation(name: string, param: string | null = null): Promise<Organisation> {
     const organisation = await store.getOrganisation(name);
-    if (organisation === undefined) throw new AdminApiError('organisation_not_found', `There is no organisation '${name.slice(0, 256)}'.`, { param });
+    if (organisation === undefined) throw adminError('organisation_not_found', `There is no organisation '${name.slice(0, 256)}'.`, { param });
     return organisation;
   }
 
   async function requireKey(id: string, param: string | null = null): Promise<ApiKeyRecord> {
     const key = await store.getKey(id);
-    if (key === undefined) throw new AdminApiError('key_not_found', `There is no key '${id.slice(0, 256)}'.`, { param });
+    if (key === undefined) throw adminError('key_not_found', `There is no key '${id.slice(0, 256)}'.`, { param });
     return key;
   }
 
   function requireChangeable(key: ApiKeyRecord, verb: string): void {
-    if (key.revoked) throw new AdminApiError('key_revoked', `The key ${key.id} is revoked; it cannot be ${verb}.`);
+    if (key.revoked) throw adminError('key_revoked', `The key ${key.id} is revoked; it cannot be ${verb}.`);
   }
 
   /** An expired key (its own expiry, or rotated out) is never revived: a new key is made instead (decisions §9). */
   function requireUnexpired(key: ApiKeyRecord): void {
     if (keyStatus(key, now()) !== 'expired') return;
-    throw new AdminApiError('key_expired', `The key ${key.id} expired at ${new Date(key.expiresAt!).toISOString()}; an expired key stays expired: create a new key instead (POST /admin/v1/keys, or quantum-chat keys create).`);
+    throw adminError('key_expired', `The key ${key.id} expired at ${new Date(key.expiresAt!).toISOString()}; an expired key stays expired: create a new key instead (POST /admin/v1/keys, or quantum-chat keys create).`);
+  }
+
+  /**
+   * A rotated key's overlap ends at its expiry: it may end sooner, never later, or the PATCH
+   * would undo the rotation without anyone saying so (decisions §9).
+   */
+  function requireRotationKept(key: ApiKeyRecord, expiresAt: number | null | undefined): void {
+    if (key.rotation === undefined || expiresAt === undefined) return;
+    if (expiresAt !== null && key.expiresAt !== null && expiresAt <= key.expiresAt) return;
+    const { at, replacedBy } = key.rotation;
+    const end = key.expiresAt === null ? '' : `: its overlap ends at ${new Date(key.expiresAt).toISOString()} and can be brought forward, never cleared or postponed`;
+    throw adminError(
+      'key_rotated',
+      `The key ${key.id} was rotated (replaced by ${replacedBy} at ${new Date(at).toISOString()})${end}. Use ${replacedBy}, or create a new key (POST /admin/v1/keys, or quantum-chat keys create).`,
+      { param: 'expires_at' },
+    );
   }
 
   function futureTime(value: number | string | null | undefined, param: string): number | null | undefined {
@@ -146,7 +162,7 @@ export function createAdminService(options: AdminServiceOptions) {
     async createOrganisation(input: unknown, by: AdminActor): Promise<OrganisationObject> {
       const request = body(createOrganisationRequestSchema, input);
       if ((await store.getOrganisation(request.name)) !== undefined) {
-        throw new AdminApiError('organisation_exists', `The organisation '${request.name}' already exists.`, { param: 'name' });
+        throw adminError('organisation_exists', `The organisation '${request.name}' already exists.`, { param: 'name' });
       }
       const plan = request.plan ?? 'free';
       const limits = overridesFromWire(request.limits) as LimitOverrides;
@@ -155,7 +171,7 @@ export function createAdminService(options: AdminServiceOptions) {
         created = await store.createOrganisation({ name: request.name, plan, limits });
       } catch (error) {
         // Created meanwhile by another admin or instance.
-        if ((await store.getOrganisation(request.name)) !== undefined) throw new AdminApiError('organisation_exists', `The organisation '${request.name}' already exists.`, { param: 'name' });
+        if ((await store.getOrganisation(request.name)) !== undefined) throw adminError('organisation_exists', `The organisation '${request.name}' already exists.`, { param: 'name' });
         throw error;
       }
       await audit(by, 'organisation.create', created.name, { plan, ...(request.limits !== undefined ? { limits: request.limits } : {}) });
@@ -231,6 +247,7 @@ export function createAdminService(options: AdminServiceOptions) {
       const key = await requireKey(id);
       requireChangeable(key, 'changed');
       requireUnexpired(key);
+      requireRotationKept(key, expiresAt);
       const change: KeyChange = {};
       if (expiresAt !== undefined) change.expiresAt = expiresAt;
       if (allowedModels !== undefined) change.allowedModels = allowedModels;
@@ -240,7 +257,7 @@ export function createAdminService(options: AdminServiceOptions) {
         else change.limits = { ...change.limits, [field]: value };
       }
       const updated = await store.updateKey(id, change);
-      if (updated === undefined) throw new AdminApiError('key_not_found', `There is no key '${id}'.`);
+      if (updated === undefined) throw adminError('key_not_found', `There is no key '${id}'.`);
       await audit(by, 'key.update', id, request);
       return keyToWire(updated, now());
     },
@@ -278,7 +295,8 @@ export function createAdminService(options: AdminServiceOptions) {
         ...(options.prefixes !== undefined ? { prefixes: options.prefixes } : {}),
       });
       const overlapEnd = time + overlapSeconds * 1000;
-      const previous = (await store.updateKey(old.id, { expiresAt: old.expiresAt === null ? overlapEnd : Math.min(old.expiresAt, overlapEnd) })) ?? old;
+      const previous =
+        (await store.updateKey(old.id, { expiresAt: old.expiresAt === null ? overlapEnd : Math.min(old.expiresAt, overlapEnd), rotation: { at: time, replacedBy: record.id } })) ?? old;
       const wire = keyToWire(record, now());
       const previousWire = keyToWire(previous, now());
       await audit(by, 'key.rotate', old.id, {

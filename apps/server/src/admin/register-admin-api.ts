@@ -1,4 +1,4 @@
-import type { KeyStore, StoreAccessControl } from '@quantum-chat/access-control';
+import type { ServiceStore, StoreAccessControl } from '@quantum-chat/access-control';
 import type { FastifyInstance } from 'fastify';
 import type { ServerConfig } from '../config-schema.js';
 import { adminBasePath } from './admin-openapi.js';
@@ -9,7 +9,7 @@ import { createAdminTokenVerifier } from './admin-tokens.js';
 import { configuredModelIds } from './configured-model-ids.js';
 
 export interface AdminApiContext {
-  store: KeyStore;
+  store: ServiceStore;
   accessControl: StoreAccessControl;
   now?: () => number;
 }

@@ -2,7 +2,7 @@
 // audit log for both. This file opens it and turns its refusals into CLI messages.
 import { userInfo } from 'node:os';
 import { QuantumChatError } from '@quantum-chat/core';
-import { AdminApiError } from '../admin/admin-errors.js';
+import { isAdminError } from '../admin/admin-errors.js';
 import { createAdminService, type AdminActor, type AdminService } from '../admin/admin-service.js';
 import { configuredModelIds } from '../admin/configured-model-ids.js';
 import { openStore } from '../open-store.js';
@@ -56,6 +56,6 @@ function toCommandError(error: unknown, options: Readonly<Record<string, string>
     const message = option === undefined ? error.message : error.message.replace(`'${error.param}'`, `--${option}`);
     return new CommandUsageError(message);
   }
-  if (error instanceof AdminApiError) return new Error(error.message);
+  if (isAdminError(error)) return new Error(error.message);
   return error;
 }

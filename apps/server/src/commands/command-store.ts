@@ -1,4 +1,4 @@
-import type { KeyStore } from '@quantum-chat/access-control';
+import type { ServiceStore } from '@quantum-chat/access-control';
 import type { ServerConfig } from '../config-schema.js';
 import { loadConfig } from '../config.js';
 import { openStore } from '../open-store.js';
@@ -34,6 +34,6 @@ export function commandStoreConfig(values: StoreValues, context: CommandContext)
  * Opens the store the server with the same config would use: PostgreSQL (`DATABASE_URL`,
  * `databaseUrl`) or `<dataDir>/quantum-chat.sqlite`. Safe while servers run on it.
  */
-export function openCommandStore(values: StoreValues, context: CommandContext): KeyStore {
+export function openCommandStore(values: StoreValues, context: CommandContext): ServiceStore {
   return openStore(commandStoreConfig(values, context), context.cwd);
 }

@@ -1,6 +1,7 @@
 /**
  * The one table that owns every wire error code: its HTTP status and envelope `type`
- * (decisions §5). Adding a code means adding a row here and nowhere else.
+ * (decisions §5). Adding a code means adding a row here and nowhere else; an app that
+ * answers codes of its own adds them to this table with `extendErrorCodes`, never beside it.
  */
 export const errorCodes = {
   invalid_json: { status: 400, type: 'invalid_request_error' },
@@ -51,4 +52,32 @@ export function describeErrorCode(code: ErrorCode): { status: number; type: Erro
 /** True when `value` is one of our wire codes. */
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(errorCodes, value);
+}
+
+/** One row of an error table: the HTTP status and envelope `type` of a code. */
+export interface ErrorCodeRow {
+  readonly status: number;
+  readonly type: string;
+}
+
+/** An error table: the core's (`errorCodes`), or the core's extended by an app's codes. */
+export type ErrorCodeTable<Code extends string = string> = { readonly [K in Code]: ErrorCodeRow };
+
+/** An app's own rows: every code new (a core code keeps the meaning the core gives it). */
+type OwnRows<Own> = { readonly [K in keyof Own]: K extends ErrorCode ? never : ErrorCodeRow };
+
+/**
+ * The core's table with an app's own codes added: one table, which `QuantumChatError` takes
+ * as its `codes` option, so an app's refusals are the core's errors, in the same envelope.
+ * A code the core already has is refused, here and in the types.
+ *
+ * @example
+ * const serverErrorCodes = extendErrorCodes({ key_rotated: { status: 409, type: 'invalid_request_error' } });
+ * throw new QuantumChatError('key_rotated', 'The key was rotated.', { codes: serverErrorCodes });
+ */
+export function extendErrorCodes<const Own extends Record<string, ErrorCodeRow>>(own: Own & OwnRows<Own>): typeof errorCodes & Own {
+  for (const code of Object.keys(own)) {
+    if (isErrorCode(code)) throw new TypeError(`The error code '${code}' is the core's; an app adds codes of its own, it does not redefine the core's.`);
+  }
+  return { ...errorCodes, ...own };
 }

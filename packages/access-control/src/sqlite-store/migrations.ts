@@ -119,4 +119,9 @@ export const sqliteMigrations: readonly string[] = [
   // The prompt tokens a model read from its cache (OpenAI's `cached_tokens`), NULL when it
   // reported none.
   `ALTER TABLE usage ADD COLUMN cached_prompt_tokens INTEGER;`,
+
+  // A rotated key records when and by which key it was replaced: its overlap's end may come
+  // sooner, never later (decisions §9).
+  `ALTER TABLE api_keys ADD COLUMN rotated_at INTEGER;
+   ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;`,
 ];

@@ -1,8 +1,8 @@
 // Rows of the SQL stores (SQLite and PostgreSQL share column names) to records and back.
 import type { Plan } from '@quantum-chat/core';
-import { utcDay } from './daily-quota.js';
-import type { ApiKeyRecord, AuditEntry, DailyUsageFilter, DailyUsageRow, KeyChange, Organisation, UsageRecord, UsageSummaryRow } from './key-store.js';
-import type { LimitOverrides } from './plan-limits.js';
+import { utcDay } from '../daily-quota.js';
+import type { ApiKeyRecord, AuditEntry, DailyUsageRow, Organisation, UsageRecord, UsageSummaryRow } from '../service-store/index.js';
+import type { LimitOverrides } from '../plan-limits.js';
 
 /** @internal */
 export type Row = Record<string, unknown>;
@@ -54,6 +54,7 @@ export function keyFromRow(row: Row): ApiKeyRecord {
     expiresAt: row.expires_at === null || row.expires_at === undefined ? null : Number(row.expires_at),
     allowedModels: allowed === null || allowed === undefined ? null : (JSON.parse(String(allowed)) as string[]),
     limits: limitsFromRow(row),
+    ...(row.rotated_at === null || row.rotated_at === undefined ? {} : { rotation: { at: Number(row.rotated_at), replacedBy: String(row.replaced_by) } }),
   };
 }
 
@@ -121,45 +122,7 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || (typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT_UNIQUE') || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'));
 }
 
-/** The columns a key change sets, with their values, in a fixed order. @internal */
-export function keyChangeColumns(change: KeyChange): [column: string, value: unknown][] {
-  const columns: [string, unknown][] = [];
-  if (change.expiresAt !== undefined) columns.push(['expires_at', change.expiresAt]);
-  if (change.allowedModels !== undefined) columns.push(['allowed_models', change.allowedModels === null ? null : JSON.stringify(change.allowedModels)]);
-  for (const field of Object.keys(limitColumns) as (keyof LimitOverrides)[]) {
-    const value = change.limits?.[field];
-    if (value !== undefined) columns.push([limitColumns[field], limitToColumn(value)]);
-  }
-  for (const field of change.resetLimits ?? []) columns.push([limitColumns[field], null]);
-  return columns;
-}
-
 const dayMs = 86_400_000;
-
-/**
- * The usage-per-day query of both SQL stores (the day is `created_at` in whole UTC days), with
- * a placeholder writer for each dialect (`?` or `$n`). Rows come back in any order: callers
- * sort them with `sortDailyRows`, the same in every store whatever the collation.
- *
- * @internal
- */
-export function dailyUsageQuery(filter: DailyUsageFilter, placeholder: (index: number) => string, errors: string, interrupted: string): { text: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const where: string[] = [];
-  const bind = (value: unknown) => placeholder(params.push(value));
-  if (filter.organisation !== undefined) where.push(`u.organisation = ${bind(filter.organisation)}`);
-  if (filter.keyId !== undefined) where.push(`u.key_id = ${bind(filter.keyId)}`);
-  if (filter.model !== undefined) where.push(`u.model = ${bind(filter.model)}`);
-  if (filter.since !== undefined) where.push(`u.created_at >= ${bind(filter.since)}`);
-  if (filter.until !== undefined) where.push(`u.created_at < ${bind(filter.until)}`);
-  const text = `SELECT u.created_at / ${dayMs} AS day_number, u.organisation, u.key_id, coalesce(k.prefix || '…' || k.last4, '') AS key_display,
-      coalesce(k.kind, 'live') AS kind, u.model, count(*) AS requests, sum(u.prompt_tokens) AS prompt_tokens,
-      coalesce(sum(u.cached_prompt_tokens), 0) AS cached_prompt_tokens, sum(u.completion_tokens) AS completion_tokens, ${errors} AS errors, ${interrupted} AS interrupted
-    FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
-    ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    GROUP BY u.created_at / ${dayMs}, u.organisation, u.key_id, u.model, k.prefix, k.last4, k.kind`;
-  return { text, params };
-}
 
 /** @internal */
 export function dailyUsageFromRow(row: Row): DailyUsageRow {
@@ -179,6 +142,3 @@ export function auditFromRow(row: Row): AuditEntry {
     clientRequestId: row.client_request_id === null || row.client_request_id === undefined ? null : String(row.client_request_id),
   };
 }
-
-/** The most audit entries one read returns. @internal */
-export const maxAuditEntries = 1000;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe } from 'vitest';
-import { createPostgresKeyStore } from '../src/postgres-key-store.js';
-import { describeKeyStoreContract } from './key-store-contract.js';
+import { createPostgresStore } from '../src/postgres-store/index.js';
+import { describeServiceStoreContract } from './service-store-contract.js';
 import { postgresAvailable, postgresSkipMessage, startPostgresServer, type PostgresServer } from './postgres-server.js';
 
 if (!postgresAvailable) console.warn(postgresSkipMessage);
 
-describe.skipIf(!postgresAvailable)('createPostgresKeyStore (a real PostgreSQL server)', () => {
+describe.skipIf(!postgresAvailable)('createPostgresStore (a real PostgreSQL server)', () => {
   let server: PostgresServer;
   beforeAll(async () => {
     server = await startPostgresServer();
@@ -14,11 +14,11 @@ describe.skipIf(!postgresAvailable)('createPostgresKeyStore (a real PostgreSQL s
     await server?.stop();
   });
 
-  describeKeyStoreContract('createPostgresKeyStore', {
-    open: async () => createPostgresKeyStore(await server.createDatabase()),
+  describeServiceStoreContract('createPostgresStore', {
+    open: async () => createPostgresStore(await server.createDatabase()),
     openShared: async () => {
       const url = await server.createDatabase();
-      return [createPostgresKeyStore(url), createPostgresKeyStore(url)];
+      return [createPostgresStore(url), createPostgresStore(url)];
     },
   });
 });

@@ -115,4 +115,9 @@ export const postgresMigrations: readonly string[] = [
   // The prompt tokens a model read from its cache (OpenAI's `cached_tokens`), NULL when it
   // reported none.
   `ALTER TABLE usage ADD COLUMN cached_prompt_tokens bigint;`,
+
+  // A rotated key records when and by which key it was replaced: its overlap's end may come
+  // sooner, never later (decisions §9).
+  `ALTER TABLE api_keys ADD COLUMN rotated_at bigint;
+   ALTER TABLE api_keys ADD COLUMN replaced_by text;`,
 ];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/hash-api-key.js';
 import { issueApiKey } from '../src/issue-api-key.js';
-import type { KeyStore, StoreChange, UsageRecord } from '../src/key-store.js';
+import type { ServiceStore, StoreChange, UsageRecord } from '../src/service-store/index.js';
 
 function usage(overrides: Partial<UsageRecord>): UsageRecord {
   return {
@@ -30,13 +30,13 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000):
 
 export interface StoreFactory {
   /** A new, empty store. */
-  open(): Promise<KeyStore>;
+  open(): Promise<ServiceStore>;
   /** Two connections to one new, empty store (two processes would have these); absent for the memory store. */
-  openShared?(): Promise<[KeyStore, KeyStore]>;
+  openShared?(): Promise<[ServiceStore, ServiceStore]>;
 }
 
-/** The behaviour every `KeyStore` shares; each store runs it with its own factory. */
-export function describeKeyStoreContract(name: string, factory: StoreFactory): void {
+/** The behaviour every `ServiceStore` shares; each store runs it with its own factory. */
+export function describeServiceStoreContract(name: string, factory: StoreFactory): void {
   const { open } = factory;
   describe(`${name} (store contract)`, () => {
     it('should migrate on first use, and again as a no-op', async () => {
@@ -120,6 +120,22 @@ export function describeKeyStoreContract(name: string, factory: StoreFactory): v
       expect(await store.updateKey('key_missing', { expiresAt: 1 })).toBeUndefined();
       await until(() => heard.filter((change) => change.kind === 'key' && change.hash === record.hash).length >= 1);
       unsubscribe();
+      await store.close();
+    });
+
+    it('should record a rotation on the key it replaced, kept through later changes', async () => {
+      const store = await open();
+      await store.createOrganisation({ name: 'acme', plan: 'free' });
+      const { record: old } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
+      const { record: successor } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
+      expect(old.rotation).toBeUndefined();
+      const rotated = await store.updateKey(old.id, { expiresAt: 1_900_000_060_000, rotation: { at: 1_900_000_000_000, replacedBy: successor.id } });
+      expect(rotated).toEqual({ ...old, expiresAt: 1_900_000_060_000, rotation: { at: 1_900_000_000_000, replacedBy: successor.id } });
+      const changed = await store.updateKey(old.id, { expiresAt: 1_900_000_030_000, limits: { requestsPerMinute: 5 } });
+      expect(changed?.rotation).toEqual({ at: 1_900_000_000_000, replacedBy: successor.id });
+      expect((await store.findKeyByHash(old.hash))?.key).toEqual(changed);
+      expect((await store.listKeys({ organisation: 'acme' })).find((key) => key.id === old.id)).toEqual(changed);
+      expect((await store.getKey(successor.id))?.rotation).toBeUndefined();
       await store.close();
     });
 

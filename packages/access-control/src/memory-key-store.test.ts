@@ -1,4 +1,0 @@
-import { describeKeyStoreContract } from '../test/key-store-contract.js';
-import { createMemoryKeyStore } from './memory-key-store.js';
-
-describeKeyStoreContract('createMemoryKeyStore', { open: async () => createMemoryKeyStore() });
