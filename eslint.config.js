@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** The files the packages' tsconfigs hold: these are linted with their types. */
-const typedFiles = ['{packages,apps,examples}/*/{src,test}/**/*.{ts,mts,cts}', 'packaging/{src,test}/**/*.{ts,mts,cts}'];
+const typedFiles = ['{packages,apps,examples,checks}/*/{src,test}/**/*.{ts,mts,cts}'];
 
 /**
  * A leading underscore marks a name kept on purpose: a field left out of a rest
@@ -63,7 +63,7 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }] },
   },
   {
-    // README examples are snippets shown verbatim (packaging/src/readme-examples.mjs): they
+    // README examples are snippets shown verbatim (checks/packaging/src/readme-examples.mjs): they
     // name what a call returns without going on to use all of it.
     files: ['packages/*/examples/**/*.{ts,mts,cts}'],
     rules: { '@typescript-eslint/no-unused-vars': 'off' },
@@ -71,7 +71,7 @@ export default defineConfig(
   {
     // The interop suite drives four majors of the openai SDK, whose type declarations differ,
     // and reads what they return as wire JSON.
-    files: ['packages/interop/test/**/*.{ts,mts,cts}'],
+    files: ['checks/interop/test/**/*.{ts,mts,cts}'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
 );
