@@ -2,16 +2,13 @@
 // run without timing anything: the three decoders agree on the stream, the three encoders
 // write the same bytes, and the bare routes' frames are the handler's frames.
 import { createChatHandler, createSseDecoder, insecureAcceptAnyApiKey } from '@quantum-chat/core';
-import { connectionFromSignal } from '@quantum-chat/core/host';
+import { connectionFromSignal, createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { createChatStream, createLongEvent, cutBytes, cutText } from '../src/lib/chat-stream.mjs';
 import { createFixedEngine, requestHeaders, streamRequestBody } from '../src/lib/fixtures.mjs';
-import { loadFrameEncoder } from '../src/lib/frame-encoder.mjs';
 import { median, percentile } from '../src/lib/stats.mjs';
 import { createBareFrames } from '../src/servers/bare-responses.mjs';
-
-const createStreamFrameEncoder = await loadFrameEncoder();
 
 function decodeWithCore(pieces) {
   const events = [];

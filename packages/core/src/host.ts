@@ -26,3 +26,10 @@ export { toErrorResponseParts, toErrorHttpResponse } from './errors/to-error-env
 /** A zod issue as the core's 400, naming the field at fault the JavaScript way (`limits.tokens_per_day`). */
 export { zodIssueToError, formatParamPath } from './http/zod-issue-to-error.js';
 export type { ErrorResponseParts } from './errors/to-error-envelope.js';
+
+/**
+ * The encoder the handler writes every chat stream's frames with, for a host or relay that
+ * writes chat-completion frames itself; the benchmarks measure this very code through it.
+ */
+export { createStreamFrameEncoder } from './http/stream-frame-encoder.js';
+export type { StreamEnvelope, StreamFormat } from './http/stream-frame-encoder.js';

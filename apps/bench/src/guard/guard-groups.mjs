@@ -4,10 +4,10 @@
 // process (`node guard-groups.mjs <group>` prints one JSON line), so no group's type feedback
 // slows another's.
 import { chatCompletionRequestSchema, createChatHandler, createSseDecoder, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createParser } from 'eventsource-parser';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders, streamRequestBody } from '../lib/fixtures.mjs';
-import { loadFrameEncoder } from '../lib/frame-encoder.mjs';
 import { median } from '../lib/stats.mjs';
 
 const rounds = Number(process.env.GUARD_ROUNDS ?? 9);
@@ -176,7 +176,6 @@ const groups = {
 
   /** The SSE decoder's `feed()` over a 1 MiB reasoner stream in 1 KiB pieces, against eventsource-parser 3. */
   async decoder() {
-    const createStreamFrameEncoder = await loadFrameEncoder();
     const { text, events } = createChatStream(createStreamFrameEncoder, 1024 * 1024);
     const pieces = cutText(text, 1024).map((piece) => Buffer.from(piece, 'utf8').toString('utf8'));
     const work = 60;
@@ -203,7 +202,6 @@ const groups = {
 
   /** The stream frame encoder per content chunk, against a template around JSON.stringify. */
   async encoder() {
-    const createStreamFrameEncoder = await loadFrameEncoder();
     const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
     const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
     const work = 400_000;
