@@ -5,6 +5,7 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { packageBoundaryRules } from './eslint.boundaries.js';
 
 /** The files the packages' tsconfigs hold: these are linted with their types. */
 const typedFiles = ['{packages,apps,examples,checks}/*/{src,test}/**/*.{ts,mts,cts}'];
@@ -74,4 +75,7 @@ export default defineConfig(
     files: ['checks/interop/test/**/*.{ts,mts,cts}'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // Which package may import which, and through which entries (eslint.boundaries.js).
+  { plugins: { '@typescript-eslint': tseslint.plugin } },
+  ...packageBoundaryRules,
 );
