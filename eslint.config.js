@@ -6,9 +6,10 @@ import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import { coreRoomRules } from './packages/core/eslint-rooms.js';
+import { packageBoundaryRules } from './eslint.boundaries.js';
 
 /** The files the packages' tsconfigs hold: these are linted with their types. */
-const typedFiles = ['{packages,apps,examples}/*/{src,test}/**/*.{ts,mts,cts}', 'packaging/{src,test}/**/*.{ts,mts,cts}'];
+const typedFiles = ['{packages,apps,examples,checks}/*/{src,test}/**/*.{ts,mts,cts}'];
 
 /**
  * A leading underscore marks a name kept on purpose: a field left out of a rest
@@ -64,7 +65,7 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }] },
   },
   {
-    // README examples are snippets shown verbatim (packaging/src/readme-examples.mjs): they
+    // README examples are snippets shown verbatim (checks/packaging/src/readme-examples.mjs): they
     // name what a call returns without going on to use all of it.
     files: ['packages/*/examples/**/*.{ts,mts,cts}'],
     rules: { '@typescript-eslint/no-unused-vars': 'off' },
@@ -72,10 +73,13 @@ export default defineConfig(
   {
     // The interop suite drives four majors of the openai SDK, whose type declarations differ,
     // and reads what they return as wire JSON.
-    files: ['packages/interop/test/**/*.{ts,mts,cts}'],
+    files: ['checks/interop/test/**/*.{ts,mts,cts}'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   // The core's rooms and floors (packages/core/eslint-rooms.js, docs/architecture.md): a block
   // of its own per room, apart from the package-level rules.
   ...coreRoomRules,
+  // Which package may import which, and through which entries (eslint.boundaries.js).
+  { plugins: { '@typescript-eslint': tseslint.plugin } },
+  ...packageBoundaryRules,
 );

@@ -2,6 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*', 'examples/*', 'packaging'],
+    projects: ['packages/*', 'apps/*', 'examples/*', 'checks/*'],
   },
 });

@@ -1,10 +1,5 @@
-import { defineConfig } from 'tsup';
+import { defineLibraryConfig } from '../../tsup.base.js';
 
-export default defineConfig({
+export default defineLibraryConfig({
   entry: ['src/index.ts', 'src/cli.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'es2022',
 });

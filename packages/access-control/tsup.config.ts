@@ -1,13 +1,8 @@
 import { copyFileSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { defineLibraryConfig } from '../../tsup.base.js';
 
-export default defineConfig({
+export default defineLibraryConfig({
   entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'es2022',
   // The optional peers (better-sqlite3, ioredis, postgres) are loaded with createRequire(import.meta.url),
   // and the SQLite worker is found next to the bundle: the shim gives the CJS build an import.meta.url.
   shims: true,

@@ -4,7 +4,7 @@
 // boundary a change crosses. Tests are exempt: they drive a room through the handler above it.
 
 /** Bottom to top. Rooms on one floor may import each other (without a cycle). */
-export const coreFloors = [
+const coreFloors = [
   ['contract', 'sse', 'schemas', 'json-schema', 'ids'],
   ['dialect', 'wire'],
   ['auth', 'models', 'errors', 'engine', 'tools'],

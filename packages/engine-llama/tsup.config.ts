@@ -1,12 +1,7 @@
-import { defineConfig } from 'tsup';
+import { defineLibraryConfig } from '../../tsup.base.js';
 
-export default defineConfig({
+export default defineLibraryConfig({
   entry: ['src/index.ts', 'src/testing.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'es2022',
   // The optional peer: resolved where the user installed it, never bundled.
   external: ['node-llama-cpp'],
 });

@@ -1,14 +1,12 @@
 import { defineConfig } from 'tsup';
+import { buildTarget, libraryOptions } from '../../tsup.base.js';
 
 export default defineConfig([
   {
+    ...libraryOptions,
     // The Fastify plugin. `dist/static/` belongs to the browser build below, so keep it.
     entry: ['src/index.ts'],
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
     clean: ['!static/**'],
-    target: 'es2022',
     // The plugin finds its files next to itself through import.meta.url, also in the CJS build.
     shims: true,
   },
@@ -18,7 +16,7 @@ export default defineConfig([
     outDir: 'dist/static',
     format: ['esm'],
     platform: 'browser',
-    target: 'es2022',
+    target: buildTarget,
     noExternal: [/.*/],
     // Fixed file names: the plugin serves a fixed list of files.
     splitting: false,

@@ -1,10 +1,9 @@
 // @quantum-chat/client iterating a 10 MiB stream from a stub fetch, 4 rounds (ROUNDS=n for more).
 // taskset -c 0 node --cpu-prof --cpu-prof-dir=/tmp/prof apps/bench/profile/client-iteration.mjs
 import { createChatClient } from '@quantum-chat/client';
+import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createChatStream, cutBytes } from '../src/lib/chat-stream.mjs';
-import { loadFrameEncoder } from '../src/lib/frame-encoder.mjs';
-const enc = await loadFrameEncoder();
-const { text, events } = createChatStream(enc, 10 * 1024 * 1024);
+const { text, events } = createChatStream(createStreamFrameEncoder, 10 * 1024 * 1024);
 const pieces = cutBytes(new TextEncoder().encode(text), 16 * 1024);
 function bodyOf(pieces) { let i = 0; return new ReadableStream({ pull(c) { if (i < pieces.length) c.enqueue(pieces[i++]); else c.close(); } }); }
 const fetchStream = async () => new Response(bodyOf(pieces), { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } });

@@ -15,7 +15,8 @@ import { runGroupCommitSuite } from './suites/group-commit-suite.mjs';
 import { runIdleSuite } from './suites/idle-suite.mjs';
 import { runRelaySuite } from './suites/relay-suite.mjs';
 import { runResumableSuite } from './suites/resumable-suite.mjs';
-import { evaluateTargets, writeReport } from './report/write-report.mjs';
+import { evaluateTargets } from './report/evaluate-targets.mjs';
+import { writeReport } from './report/write-report.mjs';
 
 const root = new URL('../../../', import.meta.url);
 // Only a full run writes docs/benchmarks.md: a smoke run or a subset (`--only`) goes to .cache/.

@@ -3,16 +3,13 @@
 // write the same bytes, and the bare routes' frames are the handler's frames.
 import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
-import { connectionFromSignal } from '@quantum-chat/core/host';
+import { connectionFromSignal, createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { createChatStream, createLongEvent, cutBytes, cutText } from '../src/lib/chat-stream.mjs';
 import { createFixedEngine, requestHeaders, streamRequestBody } from '../src/lib/fixtures.mjs';
-import { loadFrameEncoder } from '../src/lib/frame-encoder.mjs';
 import { median, percentile } from '../src/lib/stats.mjs';
 import { createBareFrames } from '../src/servers/bare-responses.mjs';
-
-const createStreamFrameEncoder = await loadFrameEncoder();
 
 function decodeWithCore(pieces) {
   const events = [];

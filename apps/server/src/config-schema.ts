@@ -15,7 +15,7 @@ const addedModelFields = {
 };
 
 /** A model answered by the deterministic reference engine (the default for every model). */
-export const referenceModelConfigSchema = z.strictObject({
+const referenceModelConfigSchema = z.strictObject({
   engine: z.literal('reference'),
   ...addedModelFields,
 });
@@ -27,7 +27,7 @@ const upstreamBaseUrl = z.url({
 const apiKeyEnv = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
 
 /** One server (replica) of an upstream model. */
-export const upstreamDeploymentConfigSchema = z.strictObject({
+const upstreamDeploymentConfigSchema = z.strictObject({
   baseUrl: upstreamBaseUrl,
   model: z.string().min(1),
   apiKeyEnv: apiKeyEnv.optional(),
@@ -55,7 +55,7 @@ const passThroughConfigSchema = z.union([
     .refine((names) => new Set(names).size === names.length, { error: 'a field is listed twice' }),
 ], { error: 'expected "all", "none" or a list of at most 64 request field names' });
 
-export const upstreamModelConfigSchema = z
+const upstreamModelConfigSchema = z
   .strictObject({
     engine: z.literal('upstream'),
     /** Base URL up to and including the version segment, e.g. `http://127.0.0.1:11434/v1`. */
@@ -106,7 +106,7 @@ export const upstreamModelConfigSchema = z
   );
 
 /** A model answered in-process from a GGUF file, on llama.cpp (needs node-llama-cpp installed beside the server). */
-export const llamaModelConfigSchema = z.strictObject({
+const llamaModelConfigSchema = z.strictObject({
   engine: z.literal('llama'),
   /** A `.gguf` path (relative to the working directory), or `hf:<user>/<repo>/<file>.gguf`, downloaded once into the data directory. */
   file: z.string().min(1),
@@ -282,7 +282,6 @@ export type ServerConfigFile = z.infer<typeof serverConfigFileSchema>;
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 export type UpstreamModelConfig = z.infer<typeof upstreamModelConfigSchema>;
 export type LlamaModelConfig = z.infer<typeof llamaModelConfigSchema>;
-export type UpstreamDeploymentConfig = z.infer<typeof upstreamDeploymentConfigSchema>;
 
 /** The resolved config: file, then environment, then defaults. */
 export interface ServerConfig {

@@ -4,10 +4,10 @@ import { createPostgresStore, createSqliteStore, type ServiceStore } from '@quan
 import type { ServerConfig } from './config-schema.js';
 
 /** The SQLite store's file in the data directory. */
-export const keyStoreFileName = 'quantum-chat.sqlite';
+const keyStoreFileName = 'quantum-chat.sqlite';
 
 /** Where the SQLite store lives: `<dataDir>/quantum-chat.sqlite`. */
-export function keyStorePath(config: Pick<ServerConfig, 'dataDir'>, cwd: string): string {
+function keyStorePath(config: Pick<ServerConfig, 'dataDir'>, cwd: string): string {
   return join(resolve(cwd, config.dataDir), keyStoreFileName);
 }
 

@@ -57,7 +57,7 @@ function settleChatSpan(span: Span, record: ChatRequestRecord): void {
 }
 
 /** Spans of the chat handler and the upstream engine, from one tracer. */
-export function createServerTracing(tracer: Tracer, shutdown: () => Promise<void> = async () => undefined): ServerTracing {
+function createServerTracing(tracer: Tracer, shutdown: () => Promise<void> = async () => undefined): ServerTracing {
   const propagator = new W3CTraceContextPropagator();
   return {
     observeRequest(start) {

@@ -3,7 +3,7 @@ import { isAdminError } from './admin/admin-errors.js';
 import { createAdminService, type AdminActor } from './admin/admin-service.js';
 
 /** The organisation made on first start. */
-export const defaultOrganisationName = 'default';
+const defaultOrganisationName = 'default';
 
 /** Who the audit log says made them. */
 const firstStart: AdminActor = { actor: 'server:first-start' };

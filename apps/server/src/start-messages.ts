@@ -18,7 +18,7 @@ export function cliName(env: Readonly<Record<string, string | undefined>>, scrip
 }
 
 /** Text in an ASCII frame, so that a one-time secret stands out from the lines around it. */
-export function framed(lines: readonly string[]): string {
+function framed(lines: readonly string[]): string {
   const width = Math.max(...lines.map((line) => line.length));
   const border = `+${'-'.repeat(width + 4)}+`;
   return [border, ...lines.map((line) => `|  ${line.padEnd(width)}  |`), border].join('\n') + '\n';
@@ -54,7 +54,7 @@ export function baseUrlOf(address: AddressInfo): string {
 }
 
 /** The banner's pointer to a key just printed on stderr (test helpers wait for the key when they see it). */
-export const starterKeyPointer = 'The test API key made for this first start is in the frame above (on stderr).';
+const starterKeyPointer = 'The test API key made for this first start is in the frame above (on stderr).';
 
 /** What a started server prints: where to click first, then the API's base URLs. */
 export function listeningBanner(baseUrl: string, options: { starterKeyShown: boolean }): string {

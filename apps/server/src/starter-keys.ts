@@ -10,7 +10,7 @@ export interface StarterKeys {
 }
 
 /** A key that would be accepted now: not revoked, not expired. */
-export function isUsableKey(key: ApiKeyRecord, now: number): boolean {
+function isUsableKey(key: ApiKeyRecord, now: number): boolean {
   if (key.revoked) return false;
   // Keys may carry an expiry time (decisions §6); stores without one never expire.
   const expiresAt = (key as { expiresAt?: number | null }).expiresAt;

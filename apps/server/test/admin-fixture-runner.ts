@@ -8,7 +8,7 @@ import { parseConfigFile, resolveConfig } from '../src/config.js';
 import { createQuantumServer } from '../src/create-server.js';
 
 /** Where the scenarios live. */
-export const adminFixturesDirectory = fileURLToPath(new URL('./admin-fixtures/', import.meta.url));
+const adminFixturesDirectory = fileURLToPath(new URL('./admin-fixtures/', import.meta.url));
 
 /** The admin tokens every scenario's server has. */
 export const adminTokens = [
@@ -39,13 +39,13 @@ const requestStep = z.strictObject({
 });
 const clockStep = z.strictObject({ note: z.string().optional(), advanceClockMs: z.int().min(1) });
 
-export const scenarioSchema = z.strictObject({
+const scenarioSchema = z.strictObject({
   description: z.string().min(1),
   config: z.record(z.string(), z.unknown()).optional(),
   steps: z.array(z.union([requestStep, clockStep])).min(1),
 });
 export type Scenario = z.infer<typeof scenarioSchema> & { id: string };
-export type RequestStep = z.infer<typeof requestStep>;
+type RequestStep = z.infer<typeof requestStep>;
 
 /** Every scenario under the fixtures directory, checked. */
 export function loadScenarios(directory = adminFixturesDirectory): Scenario[] {

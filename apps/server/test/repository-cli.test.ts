@@ -13,7 +13,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 // @ts-expect-error: a plain .mjs script of the repository, without types.
 import { buildWithProgress, createBuildProgress } from '../../../scripts/build-with-progress.mjs';
 // @ts-expect-error: a plain .mjs script of the repository, without types.
-import { pnpmCommand } from '../../../packaging/src/pnpm-command.mjs';
+import { pnpmCommand } from '../../../checks/packaging/src/pnpm-command.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 

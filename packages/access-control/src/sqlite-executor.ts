@@ -11,7 +11,7 @@ export type SqlOp =
   | { sql: string; params?: readonly unknown[]; mode: 'run' | 'get' | 'all' }
   | { sql: string; rows: readonly (readonly unknown[])[]; mode: 'runEach' };
 
-export interface ExecuteOptions {
+interface ExecuteOptions {
   /** All statements in one IMMEDIATE transaction. */
   transaction?: boolean;
   /** How long the worker keeps retrying while another process holds the write lock; 5000 ms by default. */
@@ -26,7 +26,7 @@ export interface SqliteExecutor {
 }
 
 /** An error the worker reported, with SQLite's code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT_UNIQUE`, …). */
-export class SqliteError extends Error {
+class SqliteError extends Error {
   readonly code: string | undefined;
   constructor(message: string, code: string | undefined) {
     super(message);

@@ -50,7 +50,7 @@ export function summariseUsageRecords(records: readonly UsageRecord[], keys: Rea
 }
 
 /** Does a usage record fall under a daily usage filter? @internal */
-export function matchesDailyFilter(record: UsageRecord, filter: DailyUsageFilter): boolean {
+function matchesDailyFilter(record: UsageRecord, filter: DailyUsageFilter): boolean {
   return (
     (filter.organisation === undefined || record.organisation === filter.organisation) &&
     (filter.keyId === undefined || record.keyId === filter.keyId) &&

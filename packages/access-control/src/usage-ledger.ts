@@ -37,7 +37,7 @@ export interface UsageLedgerOptions {
 type FinalUsage = Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'cachedPromptTokens' | 'status' | 'interrupted'>;
 
 /** A request being written down while it runs. */
-export interface RunningUsage {
+interface RunningUsage {
   /** How to read what it has produced so far; without one, the admission's prompt tokens and 0. */
   track(read: () => { promptTokens: number; completionTokens: number }): void;
   /**

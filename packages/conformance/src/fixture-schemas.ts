@@ -88,14 +88,14 @@ export const replayEventSchema = z.discriminatedUnion('type', [
 export type ReplayEvent = z.infer<typeof replayEventSchema>;
 
 /** A tool call as a client rebuilds it from a stream. */
-export const collectedToolCallSchema = z.strictObject({
+const collectedToolCallSchema = z.strictObject({
   id: z.string().optional(),
   name: z.string(),
   arguments: z.string(),
 });
 
 /** Usage as a client reports it; only the fields the fixture lists are compared. */
-export const collectedUsageSchema = z.strictObject({
+const collectedUsageSchema = z.strictObject({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative().optional(),

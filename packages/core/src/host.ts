@@ -41,3 +41,10 @@ export { signedContentClaim, type SignedContent } from './auth/signed-content-cl
 
 /** Random base62 text (key secrets, usage ids): for stores that mint ids of their own. */
 export { randomBase62 } from './ids.js';
+
+/**
+ * The encoder the handler writes every chat stream's frames with, for a host or relay that
+ * writes chat-completion frames itself; the benchmarks measure this very code through it.
+ */
+export { createStreamFrameEncoder } from './wire/stream-frame-encoder.js';
+export type { StreamEnvelope, StreamFormat } from './wire/stream-frame-encoder.js';

@@ -15,7 +15,7 @@ export interface LoadedModel {
 }
 
 /** The tools node-llama-cpp may let the model call on its own (`tool_choice: "auto"`). */
-export function availableFunctions(request: ChatEngineRequest): ChatModelFunctions | undefined {
+function availableFunctions(request: ChatEngineRequest): ChatModelFunctions | undefined {
   if (request.tools.length === 0 || request.toolChoice !== 'auto') return undefined;
   const functions: Record<string, ChatModelFunctions[string]> = {};
   for (const tool of request.tools) {

@@ -1,7 +1,7 @@
 import { QuantumChatError } from '@quantum-chat/core';
 
 /** A slot lent to one request; give it back with `release` whatever happens. */
-export interface Lease<T> {
+interface Lease<T> {
   readonly item: T;
   release(): void;
 }

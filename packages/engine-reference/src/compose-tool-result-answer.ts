@@ -14,7 +14,7 @@ function describeValue(value: unknown): string {
 }
 
 /** `reports that temperature is 18 and condition is Cloudy` from `{"temperature":18,"condition":"Cloudy"}`. @internal */
-export function summarizeToolContent(content: string): string {
+function summarizeToolContent(content: string): string {
   const trimmed = content.trim();
   if (trimmed === '') return 'an empty result';
   let parsed: unknown;

@@ -31,7 +31,7 @@ const whitespace = /\s/u;
  * goes through here, at once or in turns, so both give the same figure.
  * @internal
  */
-export function sliceForCounting(text: string): string[] {
+function sliceForCounting(text: string): string[] {
   if (text.length <= sliceLength) return [text];
   const slices: string[] = [];
   let start = 0;

@@ -78,7 +78,7 @@ export function countWords(text: string): number {
 }
 
 /** Whether `word` (any case) is a glue word that carries no topic. @internal */
-export function isStopWord(word: string): boolean {
+function isStopWord(word: string): boolean {
   return stopWords.has(word.toLowerCase().replace(/’/gu, "'"));
 }
 

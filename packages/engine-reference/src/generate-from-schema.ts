@@ -21,11 +21,6 @@ interface GenerateState {
   smallest: boolean;
 }
 
-/** At most this many values (objects, arrays, strings, numbers, …) per generated arguments object. */
-export const maxGeneratedValues = createGenerationBudget().values;
-/** At most this many characters of generated strings, all strings together. */
-export const maxGeneratedCharacters = createGenerationBudget().characters;
-
 /** Deeper than this, objects get only required properties and arrays only `minItems`. */
 const shallowDepth = 4;
 /** Deeper than this (recursion through `$ref` included), the schema is too large to generate. */
@@ -206,7 +201,7 @@ function generateResolved(input: JsonSchema, name: string, state: GenerateState,
 
 /**
  * A value for a tool's `parameters` schema, or `undefined` when the schema cannot be
- * satisfied within the budget (`maxGeneratedValues` values, `maxGeneratedCharacters`
+ * satisfied within the budget (`createGenerationBudget`: a bounded count of values and of
  * characters of strings, strings of at most `maxGeneratedStringLength`, nesting, `$ref`
  * recursion included, at most 16 deep), so that no request costs more than a bounded amount
  * of synchronous work. With `hints` it fills values from the user's

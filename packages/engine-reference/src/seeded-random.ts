@@ -13,7 +13,7 @@ const fnvOffsetBasis = 0x811c9dc5;
  * hash of a text before this one: `hashString(b, hashString(a))` is `hashString(a + b)`.
  * @internal
  */
-export function hashString(text: string, from: number = fnvOffsetBasis): number {
+function hashString(text: string, from: number = fnvOffsetBasis): number {
   let hash = from;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index);

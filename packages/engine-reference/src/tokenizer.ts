@@ -129,7 +129,7 @@ function findLongRuns(text: string, onRun: (start: number, end: number) => void)
 }
 
 /** Tokens of `text` under o200k_base, special-token text treated as plain text. @internal */
-export function encodeText(text: string): number[] {
+function encodeText(text: string): number[] {
   const pieces = splitForEncoding(text);
   if (pieces.length === 1) return encode(text, plainText);
   const tokens: number[] = [];

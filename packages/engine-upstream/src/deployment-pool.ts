@@ -9,7 +9,7 @@ export interface PooledDeployment {
 }
 
 /** A deployment's live figures, for logs, metrics and tests. */
-export interface DeploymentStatus {
+interface DeploymentStatus {
   inFlight: number;
   state: CircuitState;
 }

@@ -13,7 +13,7 @@ export interface UpstreamBodyReader {
 }
 
 /** The part of a response the engine uses, whatever made the request. */
-export interface UpstreamResponse {
+interface UpstreamResponse {
   ok: boolean;
   status: number;
   headers: { get(name: string): string | null };
@@ -21,7 +21,7 @@ export interface UpstreamResponse {
   body(): UpstreamBodyReader | null;
 }
 
-export interface UpstreamRequestInit {
+interface UpstreamRequestInit {
   headers: Record<string, string>;
   body: string;
   signal: AbortSignal;

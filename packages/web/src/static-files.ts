@@ -25,7 +25,7 @@ export interface StaticFile {
 }
 
 /** The content type of a served file, from its extension. @internal */
-export function contentTypeOf(name: string): string {
+function contentTypeOf(name: string): string {
   const extension = name.slice(name.lastIndexOf('.'));
   return contentTypes[extension] ?? 'application/octet-stream';
 }

@@ -6,10 +6,10 @@
 import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
 import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
+import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createParser } from 'eventsource-parser';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders, streamRequestBody } from '../lib/fixtures.mjs';
-import { loadFrameEncoder } from '../lib/frame-encoder.mjs';
 import { median } from '../lib/stats.mjs';
 
 const rounds = Number(process.env.GUARD_ROUNDS ?? 9);
@@ -178,7 +178,6 @@ const groups = {
 
   /** The SSE decoder's `feed()` over a 1 MiB reasoner stream in 1 KiB pieces, against eventsource-parser 3. */
   async decoder() {
-    const createStreamFrameEncoder = await loadFrameEncoder();
     const { text, events } = createChatStream(createStreamFrameEncoder, 1024 * 1024);
     const pieces = cutText(text, 1024).map((piece) => Buffer.from(piece, 'utf8').toString('utf8'));
     const work = 60;
@@ -205,7 +204,6 @@ const groups = {
 
   /** The stream frame encoder per content chunk, against a template around JSON.stringify. */
   async encoder() {
-    const createStreamFrameEncoder = await loadFrameEncoder();
     const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
     const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
     const work = 400_000;

@@ -3,7 +3,7 @@
 import { generateApiKey } from '@quantum-chat/core';
 
 /** A well-formed live key: the handler's format-only access control accepts it (decisions §6). */
-export const apiKey = generateApiKey('live');
+const apiKey = generateApiKey('live');
 
 /** A typical non-streaming chat request of about 300 bytes. */
 export const requestObject = {
@@ -22,11 +22,11 @@ export const jsonRequestBody = JSON.stringify(requestObject);
  * The streaming request. The engine request carries no `stream` flag, so streaming requests
  * are marked by their `user` field: one engine then serves the JSON and the stream workloads.
  */
-export const streamUser = 'bench-user-9999';
+const streamUser = 'bench-user-9999';
 export const streamRequestBody = JSON.stringify({ ...requestObject, user: streamUser, stream: true });
 
 /** The answer: split into token-sized pieces, as an engine yields it. */
-export const answerText =
+const answerText =
   'Server-sent events are plain HTTP: one long response, text frames, automatic reconnection and ' +
   'easy proxying, but only server to client. WebSockets are bidirectional and binary-capable, yet ' +
   'need an upgrade, their own framing, heartbeats and sticky routing. For chat answers that only ' +
@@ -34,7 +34,7 @@ export const answerText =
 export const answerPieces = answerText.match(/\s*\S+/g);
 
 /** Token-sized pieces of a streamed answer: `count` of them, cycling through the answer. */
-export function streamPieces(count) {
+function streamPieces(count) {
   const pieces = [];
   for (let index = 0; index < count; index++) pieces.push(answerPieces[index % answerPieces.length]);
   return pieces;
@@ -46,7 +46,7 @@ export const usage = { promptTokens: 52, completionTokens: 64, reasoningTokens: 
 const measuredPrompt = { bound: usage.promptTokens };
 
 /** Resolves on the next event-loop turn (after I/O), not just after the microtask queue. */
-export const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * A tiny engine that yields fixed content: the handler still does all its own work (body

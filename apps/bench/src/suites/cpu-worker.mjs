@@ -3,16 +3,15 @@
 // Each group alternates its candidates round by round and measures process CPU time.
 import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createChatClient } from '@quantum-chat/client';
+import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createParser } from 'eventsource-parser';
 import fastJsonStringify from 'fast-json-stringify';
 import OpenAI from 'openai';
 import { _iterSSEMessages } from 'openai/core/streaming';
 import { serveParent } from '../lib/child.mjs';
 import { createChatStream, createLongEvent, cutBytes, cutText } from '../lib/chat-stream.mjs';
-import { loadFrameEncoder } from '../lib/frame-encoder.mjs';
 import { median } from '../lib/stats.mjs';
 
-const createStreamFrameEncoder = await loadFrameEncoder();
 const quick = process.argv.includes('--quick');
 const streamBytes = quick ? 1024 * 1024 : 10 * 1024 * 1024;
 

@@ -11,9 +11,9 @@ import { startPostgres } from '../lib/postgres.mjs';
 const script = fileURLToPath(new URL('../servers/ready-server.mjs', import.meta.url));
 const path = '/v1/chat/completions';
 /** Throughput target: durable req/s over buffered req/s. */
-export const groupCommitThroughputTarget = 0.9;
+const groupCommitThroughputTarget = 0.9;
 /** Latency target: ms the durable write adds to the p50 of a request at a moderate fixed rate. */
-export const groupCommitLatencyTargetMs = 2;
+const groupCommitLatencyTargetMs = 2;
 /** The fixed rate of the latency runs: well under either side's capacity, so that queueing does not dominate. */
 const latencyRate = 200;
 

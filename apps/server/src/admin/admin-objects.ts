@@ -3,12 +3,12 @@ import { displayKeyRecord, resolveLimits, type ApiKeyRecord, type AuditEntry, ty
 import { wireLimitFields, type ApiKeyObject, type AuditEntryObject, type OrganisationObject, type UsageRow, type WireLimitField } from './admin-schemas.js';
 
 /** ms since the epoch as the wire's Unix seconds. */
-export const toSeconds = (ms: number) => Math.floor(ms / 1000);
+const toSeconds = (ms: number) => Math.floor(ms / 1000);
 
 type WireLimits<T> = Partial<Record<WireLimitField, T>>;
 
 /** Limit overrides (only the fields set) in wire names. */
-export function overridesToWire(limits: LimitOverrides): WireLimits<number | null> {
+function overridesToWire(limits: LimitOverrides): WireLimits<number | null> {
   const wire: WireLimits<number | null> = {};
   for (const [name, field] of Object.entries(wireLimitFields) as [WireLimitField, keyof Limits][]) {
     if (limits[field] !== undefined) wire[name] = limits[field]!;

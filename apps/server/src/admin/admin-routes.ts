@@ -7,7 +7,7 @@ import { adminFailureWindowSeconds, type AdminTokenThrottle } from './admin-toke
 import type { AdminIdentity } from './admin-tokens.js';
 
 /** Admin bodies are small objects: 64 KiB is plenty, and bounds what a token holder can send. */
-export const adminBodyLimitBytes = 64 * 1024;
+const adminBodyLimitBytes = 64 * 1024;
 
 type Params = Record<string, string>;
 type Operation = (service: AdminService, request: { params: Params; query: unknown; body: unknown }, by: AdminActor) => Promise<{ status: number; body: unknown }>;
@@ -17,7 +17,7 @@ const created = (body: unknown) => ({ status: 201, body });
 const list = (data: unknown[]) => ({ object: 'list', data });
 
 /** Every admin path (below `/admin/v1`) and what each method does there. */
-export const adminRoutes: Record<string, Partial<Record<'GET' | 'POST' | 'PATCH', Operation>>> = {
+const adminRoutes: Record<string, Partial<Record<'GET' | 'POST' | 'PATCH', Operation>>> = {
   '/organisations': {
     GET: async (service) => ok(list(await service.listOrganisations())),
     POST: async (service, request, by) => created(await service.createOrganisation(request.body, by)),

@@ -10,13 +10,13 @@ export type WireLimitField = keyof typeof wireLimitFields;
 const limitValue = z.int().min(0).describe('A whole number.');
 
 /** Unix seconds, or an ISO 8601 time with its offset (`2027-01-31T00:00:00Z`). */
-export const timeInputSchema = z
+const timeInputSchema = z
   // At most the last second of the year 9999, as ISO 8601 can write it.
   .union([z.int().min(0).max(253_402_300_799), z.iso.datetime({ offset: true })])
   .describe('Unix seconds, or an ISO 8601 time with its offset such as `2027-01-31T00:00:00Z`.');
 
 /** An organisation's name as the admin API creates it: what URLs, logs and limit buckets can carry as is. */
-export const organisationNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const organisationNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const modelIds = z
   .array(z.string().min(1).max(128))
@@ -36,7 +36,6 @@ export const createOrganisationRequestSchema = z.strictObject({
     .optional()
     .describe("Overrides of the plan's limits: a number replaces it, `null` lifts it."),
 });
-export type CreateOrganisationRequest = z.infer<typeof createOrganisationRequestSchema>;
 
 export const updateOrganisationRequestSchema = z.strictObject({
   plan: z.enum(['free', 'elite']).optional(),
@@ -44,7 +43,6 @@ export const updateOrganisationRequestSchema = z.strictObject({
     .optional()
     .describe("A number replaces the plan's limit, `null` lifts it, `\"default\"` goes back to the plan's."),
 });
-export type UpdateOrganisationRequest = z.infer<typeof updateOrganisationRequestSchema>;
 
 export const createKeyRequestSchema = z.strictObject({
   organisation: z.string().min(1).max(256),
@@ -56,7 +54,6 @@ export const createKeyRequestSchema = z.strictObject({
     .optional()
     .describe("The key's own limits, counted apart and applied within its organisation's."),
 });
-export type CreateKeyRequest = z.infer<typeof createKeyRequestSchema>;
 
 export const updateKeyRequestSchema = z.strictObject({
   expires_at: timeInputSchema.nullable().optional().describe('A time in the future; `null`: never.'),
@@ -65,10 +62,9 @@ export const updateKeyRequestSchema = z.strictObject({
     .optional()
     .describe("A number sets the key's own limit, `null` drops it (the organisation's alone applies)."),
 });
-export type UpdateKeyRequest = z.infer<typeof updateKeyRequestSchema>;
 
 /** The longest overlap a rotation may give: 30 days. */
-export const maxOverlapSeconds = 30 * 86_400;
+const maxOverlapSeconds = 30 * 86_400;
 export const defaultOverlapSeconds = 3600;
 
 export const rotateKeyRequestSchema = z.strictObject({
@@ -80,7 +76,6 @@ export const rotateKeyRequestSchema = z.strictObject({
     .describe(`How long the old key keeps working beside the new one; ${defaultOverlapSeconds} (an hour) by default, 0 stops it at once.`),
   expires_at: timeInputSchema.nullable().optional().describe("The new key's expiry, in the future; the old key's by default."),
 });
-export type RotateKeyRequest = z.infer<typeof rotateKeyRequestSchema>;
 
 const day = z.iso.date().describe('A UTC day, `YYYY-MM-DD`.');
 
@@ -95,7 +90,6 @@ export const usageQuerySchema = z.strictObject({
   since: day.optional().describe('The first day counted; 29 days before `until` by default.'),
   until: day.optional().describe('The last day counted (included); today by default.'),
 });
-export type UsageQuery = z.infer<typeof usageQuerySchema>;
 
 /** The most audit entries one call returns. */
 export const maxAuditEntries = 1000;
@@ -151,7 +145,7 @@ export const rotatedApiKeySchema = createdApiKeySchema.extend({
 });
 export type RotatedApiKey = z.infer<typeof rotatedApiKeySchema>;
 
-export const usageRowSchema = z.object({
+const usageRowSchema = z.object({
   object: z.literal('usage.day'),
   day: z.string().describe('The UTC day, `YYYY-MM-DD`.'),
   organisation: z.string(),

@@ -51,7 +51,7 @@ export interface AdminServiceOptions {
 export type AdminService = ReturnType<typeof createAdminService>;
 
 /** The most days one usage report covers. */
-export const maxUsageDays = 366;
+const maxUsageDays = 366;
 const dayMs = 86_400_000;
 
 const utcDay = (time: number) => new Date(time).toISOString().slice(0, 10);

@@ -6,7 +6,7 @@ export class CommandUsageError extends Error {
 }
 
 /** Parses a limit value: a whole number, `none` (no limit) or `default` (the plan's). */
-export function parseLimit(option: string, value: string | undefined): number | null | 'default' | undefined {
+function parseLimit(option: string, value: string | undefined): number | null | 'default' | undefined {
   if (value === undefined) return undefined;
   if (value === 'default') return 'default';
   if (value === 'none') return null;

@@ -1,7 +1,5 @@
-import type { ServiceStore } from '@quantum-chat/access-control';
 import type { ServerConfig } from '../config-schema.js';
 import { loadConfig } from '../config.js';
-import { openStore } from '../open-store.js';
 import type { CommandContext } from './command.js';
 
 /** The options every store command takes to find the store. */
@@ -28,12 +26,4 @@ export function commandStoreConfig(values: StoreValues, context: CommandContext)
   // --data-dir names SQLite explicitly, even when DATABASE_URL is set in the environment.
   if (values['data-dir'] !== undefined && values['database-url'] === undefined) delete config.databaseUrl;
   return config;
-}
-
-/**
- * Opens the store the server with the same config would use: PostgreSQL (`DATABASE_URL`,
- * `databaseUrl`) or `<dataDir>/quantum-chat.sqlite`. Safe while servers run on it.
- */
-export function openCommandStore(values: StoreValues, context: CommandContext): ServiceStore {
-  return openStore(commandStoreConfig(values, context), context.cwd);
 }

@@ -33,5 +33,8 @@ export function createMemoryStore(options: { now?: () => number } = {}): Service
   };
 }
 
-/** @deprecated Renamed `createMemoryStore`. */
+/**
+ * @deprecated Renamed `createMemoryStore`.
+ * @alias
+ */
 export const createMemoryKeyStore = createMemoryStore;

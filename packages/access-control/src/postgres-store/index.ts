@@ -51,5 +51,8 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
   };
 }
 
-/** @deprecated Renamed `createPostgresStore`. */
+/**
+ * @deprecated Renamed `createPostgresStore`.
+ * @alias
+ */
 export const createPostgresKeyStore = createPostgresStore;

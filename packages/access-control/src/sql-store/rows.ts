@@ -11,7 +11,7 @@ export type Row = Record<string, unknown>;
 export const limitColumns = { requestsPerMinute: 'requests_per_minute', tokensPerMinute: 'tokens_per_minute', tokensPerDay: 'tokens_per_day' } as const;
 
 /** -1 in a column means "no limit" (`null`); NULL means "the default" (absent). @internal */
-export function limitsFromRow(row: Row, prefix = ''): LimitOverrides {
+function limitsFromRow(row: Row, prefix = ''): LimitOverrides {
   const limits: LimitOverrides = {};
   for (const [field, column] of Object.entries(limitColumns) as [keyof LimitOverrides, string][]) {
     const value = row[prefix + column];

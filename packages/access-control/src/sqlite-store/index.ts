@@ -53,5 +53,8 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   };
 }
 
-/** @deprecated Renamed `createSqliteStore`. */
+/**
+ * @deprecated Renamed `createSqliteStore`.
+ * @alias
+ */
 export const createSqliteKeyStore = createSqliteStore;

@@ -118,7 +118,7 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
 }
 
 /** `Headers` iterate with lower-case names. @internal */
-export function headersToRecord(headers: Headers): Record<string, string> {
+function headersToRecord(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
     out[name] = value;

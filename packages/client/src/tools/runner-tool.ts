@@ -4,7 +4,7 @@ import type { Message } from '@quantum-chat/core';
 export type JsonSchemaObject = Record<string, unknown>;
 
 /** What a Standard Schema `validate` returns (zod 4, valibot, arktype…). */
-export type StandardValidationResult<Output> =
+type StandardValidationResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
 

@@ -9,7 +9,7 @@ import { isStandardSchema, type JsonSchemaObject, type RunnerTool, type ToolPara
  *
  * @internal
  */
-export function toJsonSchema(parameters: ToolParameters): JsonSchemaObject {
+function toJsonSchema(parameters: ToolParameters): JsonSchemaObject {
   let schema: JsonSchemaObject;
   if (isStandardSchema(parameters)) {
     const converter = parameters['~standard'].jsonSchema;

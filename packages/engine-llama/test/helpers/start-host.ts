@@ -15,7 +15,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export const apiKey = generateApiKey('live');
+const apiKey = generateApiKey('live');
 
 /** Our handler behind a real adapter on 127.0.0.1:0, mounted at `/v1`. */
 export async function startHost(kind: HostKind, options: ChatHandlerOptions): Promise<Host> {

@@ -11,7 +11,7 @@ export interface EndlessUpstream extends UpstreamServer {
 }
 
 /** An upstream whose answer never ends: a token every 10 ms until the socket goes away. */
-export async function startEndlessUpstream(): Promise<EndlessUpstream> {
+async function startEndlessUpstream(): Promise<EndlessUpstream> {
   const written: number[] = [];
   const upstream = await startUpstreamServer(async (_request, response) => {
     const index = upstream.requests.length - 1;

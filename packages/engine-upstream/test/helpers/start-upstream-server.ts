@@ -68,7 +68,7 @@ export async function startUpstreamServer(scenario: UpstreamScenario): Promise<U
 export const sseHeaders = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
 
 /** The frames of a transcript, each with its blank line: `data: …\n\n`, `: keep-alive\n\n`. */
-export function transcriptFrames(text: string): string[] {
+function transcriptFrames(text: string): string[] {
   return text.match(/[\s\S]*?(?:\r\n\r\n|\n\n|$)/g)!.filter((frame) => frame !== '');
 }
 

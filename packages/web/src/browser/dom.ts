@@ -22,7 +22,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Att
 }
 
 /** Appends children, skipping empty ones. */
-export function append(parent: Node, ...children: (Child | Child[])[]): void {
+function append(parent: Node, ...children: (Child | Child[])[]): void {
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue;
     parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));

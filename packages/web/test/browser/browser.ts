@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's `chromium` package; CI installs it. The tests never download a browser. */
-export const chromiumPath = '/usr/bin/chromium';
+const chromiumPath = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(chromiumPath);
 if (!chromiumAvailable) console.warn(`@quantum-chat/web browser tests skipped: ${chromiumPath} is missing (apt-get install chromium).`);
 

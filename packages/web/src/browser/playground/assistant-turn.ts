@@ -4,7 +4,7 @@ import type { ErrorDetails } from './describe-error.js';
 import { formatArguments, formatUsage } from './format.js';
 
 /** One fragment of a tool call as the stream delivers it. */
-export interface ToolCallFragment {
+interface ToolCallFragment {
   index: number;
   id?: string | undefined;
   name?: string | undefined;

@@ -2,7 +2,7 @@ import type { ChatClient, Model } from '@quantum-chat/client';
 import { h } from '../dom.js';
 
 /** `quantum-pro ★ elite`, and `(not on your plan)` when the key's plan lacks it. */
-export function modelLabel(model: Pick<Model, 'id' | 'requires_plan' | 'available'>): string {
+function modelLabel(model: Pick<Model, 'id' | 'requires_plan' | 'available'>): string {
   const plan = model.requires_plan === null ? '' : ` ★ ${model.requires_plan}`;
   return `${model.id}${plan}${model.available === false ? ' (not on your plan)' : ''}`;
 }

@@ -10,7 +10,7 @@ export interface UsageRow {
   total_tokens: number;
 }
 
-export interface ModelTotals {
+interface ModelTotals {
   model: string;
   requests: number;
   promptTokens: number;

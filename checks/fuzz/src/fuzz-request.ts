@@ -433,7 +433,7 @@ export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
   });
 
 /** A failing case as a reader wants it: the recipe, the headers and the body as (lossy) text. */
-export function describeRequest(request: FuzzRequest): string {
+function describeRequest(request: FuzzRequest): string {
   const text = request.body === undefined ? '(no body)' : new TextDecoder().decode(request.body);
   const shown = text.length > 600 ? `${text.slice(0, 600)}… (${request.body?.byteLength} bytes)` : text;
   return `${request.method} ${request.path} [${request.recipe}] headers=${JSON.stringify(request.headers)} body=${JSON.stringify(shown)}`;

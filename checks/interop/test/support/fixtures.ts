@@ -25,7 +25,7 @@ export const question = 'What is 12 * 7? Answer briefly.';
 /** A question the reference engine answers with a `get_weather` call when the tool is offered. */
 export const weatherQuestion = 'What is the weather in Paris today?';
 
-export const weatherParameters = {
+const weatherParameters = {
   type: 'object',
   properties: { city: { type: 'string', description: 'The city name' } },
   required: ['city'],

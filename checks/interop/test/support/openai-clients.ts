@@ -14,7 +14,7 @@ export interface OpenAILike {
 }
 
 /** What a `chat.completions.stream()` helper returns, in every version that has one. */
-export interface ChatCompletionStreamLike extends AsyncIterable<any> {
+interface ChatCompletionStreamLike extends AsyncIterable<any> {
   on(event: string, listener: (...args: any[]) => void): this;
   finalChatCompletion(): Promise<any>;
 }

@@ -8,7 +8,7 @@ import { installedVersion } from './compat-recorder.js';
 export const aiSdkClient = 'ai + @ai-sdk/openai-compatible';
 
 /** The provider options this suite passes, in every major. */
-export interface QuantumProviderOptions {
+interface QuantumProviderOptions {
   baseURL: string;
   apiKey?: string;
   headers?: Record<string, string>;

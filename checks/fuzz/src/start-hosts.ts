@@ -7,7 +7,7 @@ import { fastifyQuantumChat } from '@quantum-chat/fastify';
 import express from 'express';
 import Fastify from 'fastify';
 
-export type HostName = 'express' | 'fastify';
+type HostName = 'express' | 'fastify';
 
 /** A host listening on 127.0.0.1, serving the API below `/v1`. */
 export interface Host {

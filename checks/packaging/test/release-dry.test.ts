@@ -19,7 +19,7 @@ function releaseFilesStatus(): string {
 describe('release-dry.mjs', () => {
   it('should print the version bumps, CHANGELOG diffs and tarballs without changing the work tree', async () => {
     const before = releaseFilesStatus();
-    const result = await runCommand(process.execPath, [join(repoRoot, 'packaging/src/release-dry.mjs')], { cwd: repoRoot, timeoutMs: 180_000 });
+    const result = await runCommand(process.execPath, [join(repoRoot, 'checks/packaging/src/release-dry.mjs')], { cwd: repoRoot, timeoutMs: 180_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(releaseFilesStatus()).toBe(before);
 

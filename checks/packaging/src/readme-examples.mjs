@@ -7,13 +7,13 @@
 //   …the file, verbatim…
 //   ```
 //
-// `node packaging/src/readme-examples.mjs` checks that every such block equals its file (and
+// `node checks/packaging/src/readme-examples.mjs` checks that every such block equals its file (and
 // that every example file is shown somewhere); `--write` copies the files into the READMEs.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The packages that are published: they need a README with at least one checked example. */
 export const publishedPackages = ['core', 'express', 'fastify', 'client', 'engine-reference', 'engine-upstream', 'engine-llama', 'access-control'];

@@ -17,7 +17,7 @@ export function compatResultsPathFor(env: Readonly<Record<string, string | undef
   return env.QUANTUM_CHAT_INTEROP_RECORD === '1' ? committedCompatResultsPath : lastRunCompatResultsPath;
 }
 
-export const compatResultsPath = compatResultsPathFor(process.env);
+const compatResultsPath = compatResultsPathFor(process.env);
 
 /**
  * How a request reaches the server: the spec's stream format at `/v1`, the OpenAI format at

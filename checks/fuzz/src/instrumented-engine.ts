@@ -1,7 +1,7 @@
 import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
 
 /** What the wrapper saw of one `generate` call. */
-export interface EngineCall {
+interface EngineCall {
   requestId: string;
   startedAt: number;
   /** `performance.now()` when the engine's AbortSignal fired. */

@@ -12,7 +12,7 @@ const cliPath = join(dirname(require.resolve('@quantum-chat/server/package.json'
 export const failingModel = 'quantum-flash';
 
 /** What `keys create` makes: an organisation (created on first use) with a plan and limits. */
-export interface KeyRequest {
+interface KeyRequest {
   organisation: string;
   plan?: 'free' | 'elite';
   kind: 'test' | 'live';
