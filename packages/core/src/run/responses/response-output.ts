@@ -12,15 +12,16 @@ import type { GenerateResponseId } from './response-ids.js';
 import { toResponseUsage } from './response-usage.js';
 
 /**
- * What happens to the output as engine events arrive; the stream encoder turns each into
- * events, the JSON path ignores them. `outputIndex` is the item's place in `output`.
+ * What happens to the output as engine events arrive; the stream encoder writes each as its
+ * events (the string returned), the JSON path writes nothing. `outputIndex` is the item's place
+ * in `output`. Strings returned, not pushed to a buffer: a delta, the hot path, is one frame.
  */
 export interface ResponseOutputSink {
-  itemAdded(item: ResponseOutputItem, outputIndex: number): void;
-  reasoningDelta(item: OutputReasoningItem, outputIndex: number, text: string): void;
-  textDelta(item: OutputMessageItem, outputIndex: number, text: string, logprobs: readonly TokenLogprob[] | undefined): void;
-  argumentsDelta(item: OutputFunctionCallItem, outputIndex: number, text: string): void;
-  itemDone(item: ResponseOutputItem, outputIndex: number): void;
+  itemAdded(item: ResponseOutputItem, outputIndex: number): string;
+  reasoningDelta(item: OutputReasoningItem, outputIndex: number, text: string): string;
+  textDelta(item: OutputMessageItem, outputIndex: number, text: string, logprobs: readonly TokenLogprob[] | undefined): string;
+  argumentsDelta(item: OutputFunctionCallItem, outputIndex: number, text: string): string;
+  itemDone(item: ResponseOutputItem, outputIndex: number): string;
 }
 
 export interface ResponseOutputOptions {
@@ -32,13 +33,8 @@ export interface ResponseOutputOptions {
   sink?: ResponseOutputSink;
 }
 
-const noSink: ResponseOutputSink = {
-  itemAdded() {},
-  reasoningDelta() {},
-  textDelta() {},
-  argumentsDelta() {},
-  itemDone() {},
-};
+const nothing = () => '';
+const noSink: ResponseOutputSink = { itemAdded: nothing, reasoningDelta: nothing, textDelta: nothing, argumentsDelta: nothing, itemDone: nothing };
 
 /**
  * Builds a response's output items from engine events, in the order they come: a run of
@@ -64,21 +60,18 @@ export class ResponseOutput {
     this.#sink = options.sink ?? noSink;
   }
 
-  /** Takes one engine event; `finish` closes every open item. */
-  observe(event: ChatEngineEvent): void {
+  /** Takes one engine event, returning what the sink wrote of it; `finish` closes every open item. */
+  observe(event: ChatEngineEvent): string {
     switch (event.type) {
       case 'reasoning':
-        if (this.#options.showReasoning && event.text !== '') this.#addReasoning(event.text);
-        return;
+        return this.#options.showReasoning && event.text !== '' ? this.#addReasoning(event.text) : '';
       case 'content':
-        if (event.text !== '') this.#addText(event.text, this.#options.showLogprobs ? event.logprobs : undefined);
-        return;
+        return event.text !== '' ? this.#addText(event.text, this.#options.showLogprobs ? event.logprobs : undefined) : '';
       case 'tool-call':
-        this.#addCallFragment(event.index, event.name, event.argumentsDelta);
-        return;
+        return this.#addCallFragment(event.index, event.name, event.argumentsDelta);
       case 'finish':
         this.#finish = event;
-        this.#closeAll(this.#incompleteReason() === undefined ? 'completed' : 'incomplete');
+        return this.#closeAll(this.#incompleteReason() === undefined ? 'completed' : 'incomplete');
     }
   }
 
@@ -97,7 +90,12 @@ export class ResponseOutput {
     return { status: 'incomplete', output: this.items, usage, completedAt, incompleteReason };
   }
 
-  /** The state of a response that failed part way: what was produced so far, items closed as incomplete. */
+  /** Closes the open items as incomplete (the run failed), returning what the sink wrote. */
+  abandon(): string {
+    return this.#closeAll('incomplete');
+  }
+
+  /** The state of a response that failed part way: what was produced so far (call `abandon` first). */
   failedState(error: { code: string; message: string }, completedAt: number): ResponseState {
     this.#closeAll('incomplete');
     return { status: 'failed', output: this.items, usage: null, completedAt, error };
@@ -110,38 +108,41 @@ export class ResponseOutput {
     return undefined;
   }
 
-  #addReasoning(text: string): void {
+  #addReasoning(text: string): string {
     let item = this.#reasoning;
+    let opened = '';
     if (item === undefined) {
-      this.#closeAll('completed');
+      opened = this.#closeAll('completed');
       item = { type: 'reasoning', id: this.#options.generateId('reasoning'), summary: [] };
       this.#reasoning = item;
-      this.#open(item);
+      opened += this.#open(item);
       item.summary.push({ type: 'summary_text', text: '' });
     }
     item.summary[0]!.text += text;
-    this.#sink.reasoningDelta(item, this.items.length - 1, text);
+    return opened + this.#sink.reasoningDelta(item, this.items.length - 1, text);
   }
 
-  #addText(text: string, logprobs: readonly TokenLogprob[] | undefined): void {
+  #addText(text: string, logprobs: readonly TokenLogprob[] | undefined): string {
     let item = this.#message;
+    let opened = '';
     if (item === undefined) {
-      this.#closeAll('completed');
+      opened = this.#closeAll('completed');
       item = { type: 'message', id: this.#options.generateId('message'), status: 'in_progress', role: 'assistant', content: [] };
       this.#message = item;
-      this.#open(item);
+      opened += this.#open(item);
       item.content.push({ type: 'output_text', text: '', annotations: [], logprobs: [] });
     }
     const part = item.content[0]!;
     part.text += text;
     if (logprobs !== undefined) for (const entry of logprobs) part.logprobs.push(entry as ResponseLogprob);
-    this.#sink.textDelta(item, this.items.length - 1, text, logprobs);
+    return opened + this.#sink.textDelta(item, this.items.length - 1, text, logprobs);
   }
 
-  #addCallFragment(index: number, name: string | undefined, argumentsDelta: string): void {
+  #addCallFragment(index: number, name: string | undefined, argumentsDelta: string): string {
     let item = this.#calls.get(index);
+    let opened = '';
     if (item === undefined) {
-      if (this.#reasoning !== undefined || this.#message !== undefined) this.#closeAll('completed');
+      if (this.#reasoning !== undefined || this.#message !== undefined) opened = this.#closeAll('completed');
       item = {
         type: 'function_call',
         id: this.#options.generateId('function-call'),
@@ -151,38 +152,40 @@ export class ResponseOutput {
         status: 'in_progress',
       };
       this.#calls.set(index, item);
-      this.#open(item);
+      opened += this.#open(item);
     }
-    if (argumentsDelta === '') return;
+    if (argumentsDelta === '') return opened;
     item.arguments += argumentsDelta;
-    this.#sink.argumentsDelta(item, this.#positions.get(item)!, argumentsDelta);
+    return opened + this.#sink.argumentsDelta(item, this.#positions.get(item)!, argumentsDelta);
   }
 
-  #open(item: ResponseOutputItem): void {
+  #open(item: ResponseOutputItem): string {
     this.#positions.set(item, this.items.length);
     this.items.push(item);
-    this.#sink.itemAdded(item, this.items.length - 1);
+    return this.#sink.itemAdded(item, this.items.length - 1);
   }
 
-  #closeAll(status: 'completed' | 'incomplete'): void {
+  #closeAll(status: 'completed' | 'incomplete'): string {
+    let written = '';
     const reasoning = this.#reasoning;
     if (reasoning !== undefined) {
       this.#reasoning = undefined;
-      this.#close(reasoning, status);
+      written += this.#close(reasoning, status);
     }
     const message = this.#message;
     if (message !== undefined) {
       this.#message = undefined;
-      this.#close(message, status);
+      written += this.#close(message, status);
     }
     if (this.#calls.size > 0) {
-      for (const call of this.#calls.values()) this.#close(call, status);
+      for (const call of this.#calls.values()) written += this.#close(call, status);
       this.#calls = new Map();
     }
+    return written;
   }
 
-  #close(item: ResponseOutputItem, status: 'completed' | 'incomplete'): void {
+  #close(item: ResponseOutputItem, status: 'completed' | 'incomplete'): string {
     item.status = status;
-    this.#sink.itemDone(item, this.#positions.get(item)!);
+    return this.#sink.itemDone(item, this.#positions.get(item)!);
   }
 }

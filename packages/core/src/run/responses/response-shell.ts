@@ -52,7 +52,6 @@ export function createResponseShell(request: ValidatedResponseRequest, identity:
         instructions: request.instructions ?? null,
         max_output_tokens: request.maxOutputTokens ?? null,
         model: identity.model,
-        output: state.output,
         parallel_tool_calls: request.parallelToolCalls,
         previous_response_id: request.previousResponseId ?? null,
         reasoning: { effort: request.reasoningEffort ?? null, summary: request.reasoningSummary ?? null },
@@ -66,11 +65,26 @@ export function createResponseShell(request: ValidatedResponseRequest, identity:
         usage: state.usage,
         user: request.user ?? null,
         metadata: request.metadata,
+        // Last, so that the stream encoder can append the items' JSON it already wrote (`withOutputJson`).
+        output: state.output,
       };
-      if (request.logprobs !== undefined) response.top_logprobs = request.logprobs.topLogprobs;
+      if (request.logprobs !== undefined) {
+        const { output, ...settings } = response;
+        return { ...settings, top_logprobs: request.logprobs.topLogprobs, output };
+      }
       return response;
     },
   };
 }
 
 export type ResponseShell = ReturnType<typeof createResponseShell>;
+
+/**
+ * The JSON of a response whose output items are already JSON: the stream encoder wrote each
+ * item whole in its `output_item.done` event, and the final response repeats them, so they are
+ * not serialised twice. `output` is the last key `build` writes.
+ */
+export function responseJsonWithOutput(response: ResponseObject, itemsJson: readonly string[]): string {
+  const empty = JSON.stringify(response.output.length === 0 ? response : { ...response, output: [] });
+  return `${empty.slice(0, -2)}${itemsJson.join(',')}]}`;
+}

@@ -7,10 +7,10 @@ import type {
   ResponseObject,
   ResponseOutputItem,
 } from '../../schemas/responses/response-object.js';
-import { encodeSseEvent } from '../../sse/encode-sse-event.js';
 import { ResponseOutput, type ResponseOutputSink } from '../../run/responses/response-output.js';
-import type { ResponseShell } from '../../run/responses/response-shell.js';
+import { responseJsonWithOutput, type ResponseShell } from '../../run/responses/response-shell.js';
 import type { GenerateResponseId } from '../../run/responses/response-ids.js';
+import { jsonEventHead, sequencedTail } from './json-event-frame.js';
 
 export interface ResponseEventEncoderOptions {
   generateId: GenerateResponseId;
@@ -29,24 +29,49 @@ export interface ResponseStreamError {
   param: string | null;
 }
 
-/**
- * One frame: the event's name on its `event:` line, and the JSON whose `type` names it again.
- * `body` is the JSON without its closing brace; the sequence number goes last, so that the
- * constant head of an item's deltas is built once (see `itemHeads`).
- */
-function frame(type: string, body: string, sequence: number): string {
-  return encodeSseEvent({ event: type, data: body + ',"sequence_number":' + sequence + '}' });
+const eventTypes = [
+  'response.created',
+  'response.in_progress',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+  'response.output_item.added',
+  'response.output_item.done',
+  'response.content_part.added',
+  'response.content_part.done',
+  'response.output_text.delta',
+  'response.output_text.done',
+  'response.reasoning_summary_part.added',
+  'response.reasoning_summary_part.done',
+  'response.reasoning_summary_text.delta',
+  'response.reasoning_summary_text.done',
+  'response.function_call_arguments.delta',
+  'response.function_call_arguments.done',
+  'error',
+] as const;
+type EventType = (typeof eventTypes)[number];
+
+/** Each event's frame head and the start of its JSON (`{"type":"…"`), built once for the process. */
+const heads = Object.fromEntries(eventTypes.map((type) => [type, `${jsonEventHead(type)}{"type":"${type}"`])) as Record<EventType, string>;
+
+/** The constant heads of the delta events of one item: its id and index never change. */
+interface ItemHeads {
+  /** `"item_id":…,"output_index":…` */
+  where: string;
+  delta: string;
 }
 
-/** The JSON heads of the events about one item: its id and index never change, so they are written once. */
-function itemHeads(item: ResponseOutputItem, outputIndex: number) {
-  const where = `"item_id":${JSON.stringify(item.id)},"output_index":${outputIndex}`;
-  return {
-    textDelta: `{"type":"response.output_text.delta",${where},"content_index":0,"delta":`,
-    reasoningDelta: `{"type":"response.reasoning_summary_text.delta",${where},"summary_index":0,"delta":`,
-    argumentsDelta: `{"type":"response.function_call_arguments.delta",${where},"delta":`,
-    where,
-  };
+function deltaHead(item: ResponseOutputItem, where: string): string {
+  if (item.type === 'message') return `${heads['response.output_text.delta']},${where},"content_index":0,"delta":`;
+  if (item.type === 'reasoning') return `${heads['response.reasoning_summary_text.delta']},${where},"summary_index":0,"delta":`;
+  return `${heads['response.function_call_arguments.delta']},${where},"delta":`;
+}
+
+/** What an `added` event shows of an item: its fields, its text still empty. */
+function openedItem(item: ResponseOutputItem): ResponseOutputItem {
+  if (item.type === 'message') return { ...item, content: [] };
+  if (item.type === 'reasoning') return { ...item, summary: [] };
+  return { ...item, arguments: '' };
 }
 
 /**
@@ -58,66 +83,78 @@ function itemHeads(item: ResponseOutputItem, outputIndex: number) {
 export function createResponseEventEncoder(shell: ResponseShell, options: ResponseEventEncoderOptions) {
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   let sequence = 0;
-  let pending = '';
-  const heads = new Map<ResponseOutputItem, ReturnType<typeof itemHeads>>();
-  const emptyLogprobs = ',"logprobs":[]';
+  const itemHeads = new Map<ResponseOutputItem, ItemHeads>();
+  // The item the last delta went to: a run of deltas skips the map.
+  let lastItem: ResponseOutputItem | undefined;
+  let lastDelta = '';
 
-  function push(type: string, body: string): void {
-    pending += frame(type, body, sequence++);
+  /** One frame: the event's head, the rest of its JSON (`body`, no closing brace), its sequence number. */
+  function frame(type: EventType, body: string): string {
+    return heads[type] + body + sequencedTail(sequence++);
   }
-  function take(): string {
-    const out = pending;
-    pending = '';
-    return out;
+  /** The JSON of each closed item, in output order: the final response repeats them as written. */
+  const closedItems: string[] = [];
+  function responseFrame(type: EventType, response: ResponseObject): string {
+    const json = closedItems.length === response.output.length ? responseJsonWithOutput(response, closedItems) : JSON.stringify(response);
+    return frame(type, `,"response":${json}`);
   }
-  function responseEvent(type: string, response: ResponseObject): void {
-    push(type, `{"type":"${type}","response":${JSON.stringify(response)}`);
-  }
-  /** What an `added` event shows of an item: its fields, the text still empty. */
-  function openedItem(item: ResponseOutputItem): ResponseOutputItem {
-    if (item.type === 'message') return { ...item, content: [] };
-    if (item.type === 'reasoning') return { ...item, summary: [] };
-    return { ...item, arguments: '' };
+  function deltaFrame(item: ResponseOutputItem, json: string): string {
+    if (item !== lastItem) {
+      lastItem = item;
+      lastDelta = itemHeads.get(item)!.delta;
+    }
+    return lastDelta + json + sequencedTail(sequence++);
   }
 
   const sink: ResponseOutputSink = {
     itemAdded(item, outputIndex) {
-      const head = itemHeads(item, outputIndex);
-      heads.set(item, head);
-      push('response.output_item.added', `{"type":"response.output_item.added","output_index":${outputIndex},"item":${JSON.stringify(openedItem(item))}`);
+      const where = `"item_id":${JSON.stringify(item.id)},"output_index":${outputIndex}`;
+      itemHeads.set(item, { where, delta: deltaHead(item, where) });
+      const added = frame('response.output_item.added', `,"output_index":${outputIndex},"item":${JSON.stringify(openedItem(item))}`);
       if (item.type === 'message') {
-        push('response.content_part.added', `{"type":"response.content_part.added",${head.where},"content_index":0,"part":{"type":"output_text","text":"","annotations":[],"logprobs":[]}`);
-      } else if (item.type === 'reasoning') {
-        push('response.reasoning_summary_part.added', `{"type":"response.reasoning_summary_part.added",${head.where},"summary_index":0,"part":{"type":"summary_text","text":""}`);
+        return added + frame('response.content_part.added', `,${where},"content_index":0,"part":{"type":"output_text","text":"","annotations":[],"logprobs":[]}`);
       }
+      if (item.type === 'reasoning') return added + frame('response.reasoning_summary_part.added', `,${where},"summary_index":0,"part":{"type":"summary_text","text":""}`);
+      return added;
     },
     reasoningDelta(item: OutputReasoningItem, _outputIndex, text) {
-      pending += frame('response.reasoning_summary_text.delta', heads.get(item)!.reasoningDelta + JSON.stringify(text), sequence++);
+      return deltaFrame(item, JSON.stringify(text));
     },
     textDelta(item: OutputMessageItem, _outputIndex, text, logprobs: readonly TokenLogprob[] | undefined) {
-      const probabilities = logprobs === undefined ? emptyLogprobs : `,"logprobs":${JSON.stringify(logprobs)}`;
-      pending += frame('response.output_text.delta', heads.get(item)!.textDelta + JSON.stringify(text) + probabilities, sequence++);
+      return deltaFrame(item, logprobs === undefined ? JSON.stringify(text) + ',"logprobs":[]' : `${JSON.stringify(text)},"logprobs":${JSON.stringify(logprobs)}`);
     },
     argumentsDelta(item: OutputFunctionCallItem, _outputIndex, text) {
-      pending += frame('response.function_call_arguments.delta', heads.get(item)!.argumentsDelta + JSON.stringify(text), sequence++);
+      return deltaFrame(item, JSON.stringify(text));
     },
     itemDone(item, outputIndex) {
-      const { where } = heads.get(item)!;
+      const { where } = itemHeads.get(item)!;
+      itemHeads.delete(item);
+      // The item's text is serialised once and placed in all three events that repeat it.
+      let frames: string;
+      let itemJson: string;
       if (item.type === 'message') {
         const part = item.content[0]!;
         const text = JSON.stringify(part.text);
-        const logprobs = JSON.stringify(part.logprobs);
-        push('response.output_text.done', `{"type":"response.output_text.done",${where},"content_index":0,"text":${text},"logprobs":${logprobs}`);
-        push('response.content_part.done', `{"type":"response.content_part.done",${where},"content_index":0,"part":${JSON.stringify(part)}`);
+        const logprobs = part.logprobs.length === 0 ? '[]' : JSON.stringify(part.logprobs);
+        const partJson = `{"type":"output_text","text":${text},"annotations":[],"logprobs":${logprobs}}`;
+        itemJson = `{"type":"message","id":${JSON.stringify(item.id)},"status":"${item.status}","role":"assistant","content":[${partJson}]}`;
+        frames =
+          frame('response.output_text.done', `,${where},"content_index":0,"text":${text},"logprobs":${logprobs}`) +
+          frame('response.content_part.done', `,${where},"content_index":0,"part":${partJson}`);
       } else if (item.type === 'reasoning') {
         const part = item.summary[0]!;
-        push('response.reasoning_summary_text.done', `{"type":"response.reasoning_summary_text.done",${where},"summary_index":0,"text":${JSON.stringify(part.text)}`);
-        push('response.reasoning_summary_part.done', `{"type":"response.reasoning_summary_part.done",${where},"summary_index":0,"part":${JSON.stringify(part)}`);
+        const text = JSON.stringify(part.text);
+        const partJson = `{"type":"summary_text","text":${text}}`;
+        itemJson = `{"type":"reasoning","id":${JSON.stringify(item.id)},"summary":[${partJson}],"status":"${item.status!}"}`;
+        frames =
+          frame('response.reasoning_summary_text.done', `,${where},"summary_index":0,"text":${text}`) +
+          frame('response.reasoning_summary_part.done', `,${where},"summary_index":0,"part":${partJson}`);
       } else {
-        push('response.function_call_arguments.done', `{"type":"response.function_call_arguments.done",${where},"name":${JSON.stringify(item.name)},"arguments":${JSON.stringify(item.arguments)}`);
+        itemJson = JSON.stringify(item);
+        frames = frame('response.function_call_arguments.done', `,${where},"name":${JSON.stringify(item.name)},"arguments":${JSON.stringify(item.arguments)}`);
       }
-      push('response.output_item.done', `{"type":"response.output_item.done","output_index":${outputIndex},"item":${JSON.stringify(item)}`);
-      heads.delete(item);
+      closedItems[outputIndex] = itemJson;
+      return frames + frame('response.output_item.done', `,"output_index":${outputIndex},"item":${itemJson}`);
     },
   };
   const output = new ResponseOutput({ generateId: options.generateId, showReasoning: options.showReasoning, showLogprobs: options.showLogprobs, sink });
@@ -126,31 +163,27 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
   return {
     /** `response.created` and `response.in_progress`: the first bytes of the stream. */
     start(): string {
-      const opening = shell.build({ status: 'in_progress', output: [], usage: null });
-      responseEvent('response.created', opening);
-      responseEvent('response.in_progress', opening);
-      return take();
+      // One serialisation for both: the response is the same at both moments.
+      const opening = `,"response":${JSON.stringify(shell.build({ status: 'in_progress', output: [], usage: null }))}`;
+      return frame('response.created', opening) + frame('response.in_progress', opening);
     },
     /** The events of one engine event ('' for none); `finish` closes the items and ends the response. */
     encode(event: ChatEngineEvent): string {
-      output.observe(event);
-      if (event.type === 'finish') {
-        final = shell.build(output.finalState(now()));
-        responseEvent(final.status === 'completed' ? 'response.completed' : 'response.incomplete', final);
-      }
-      return take();
+      const frames = output.observe(event);
+      if (event.type !== 'finish') return frames;
+      final = shell.build(output.finalState(now()));
+      return frames + responseFrame(final.status === 'completed' ? 'response.completed' : 'response.incomplete', final);
     },
     /**
-     * A failure after the first byte: an `error` event (what a client raises), then
-     * `response.failed` with the output so far, so that a replayed stream ends with the
-     * response's last state too.
+     * A failure after the first byte: the open items closed as incomplete, an `error` event (what
+     * a client raises), then `response.failed` with the output so far, so that a replayed stream
+     * ends with the response's last state too.
      */
     fail(error: ResponseStreamError): string {
-      const body = `{"type":"error","code":${JSON.stringify(error.code)},"message":${JSON.stringify(error.message)},"param":${JSON.stringify(error.param)}`;
+      const closed = output.abandon();
       final = shell.build(output.failedState({ code: error.code, message: error.message }, now()));
-      push('error', body);
-      responseEvent('response.failed', final);
-      return take();
+      const reported = frame('error', `,"code":${JSON.stringify(error.code)},"message":${JSON.stringify(error.message)},"param":${JSON.stringify(error.param)}`);
+      return closed + reported + responseFrame('response.failed', final);
     },
     /** The response as it ended (after `finish` or `fail`), for the store; undefined before. */
     response(): ResponseObject | undefined {
