@@ -1,5 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, streamText } from 'ai';
+import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { ChatEngineEvent } from '../../engine/chat-engine.js';
 import { validateCreateResponse } from '../../request/responses/validate-create-response.js';
@@ -45,4 +45,25 @@ describe('the AI SDK reads our Responses reasoning', () => {
     expect(result.text).toBe('Hello there.');
     expect(result.reasoningText).toBe('The user greets; greet back.');
   });
+
+  it('reads function calls from a stream, with their call ids', async () => {
+    const request = validateCreateResponse({ model: 'quantum-flash', input: 'Weather?', tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }] });
+    const encoder = createResponseEventEncoder(createResponseShell(request, { id: 'resp_t', createdAt: 1, model: request.model }), { generateId: createSequentialResponseIdGenerator(), showReasoning: false, showLogprobs: false });
+    const toolEvents: ChatEngineEvent[] = [
+      { type: 'tool-call', index: 0, name: 'get_weather', argumentsDelta: '{"city":' },
+      { type: 'tool-call', index: 0, argumentsDelta: '"Paris"}' },
+      { type: 'finish', reason: 'tool_calls', usage: { promptTokens: 3, completionTokens: 5, reasoningTokens: 0 } },
+    ];
+    const stream = encoder.start() + toolEvents.map((event) => encoder.encode(event)).join('');
+    const result = streamText({
+      model: providerAnswering(stream, 'text/event-stream')('quantum-flash'),
+      prompt: 'Weather?',
+      tools: { get_weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } } }) }) },
+    });
+    const calls = await result.toolCalls;
+    expect(calls.map((call) => [call.toolName, call.input])).toEqual([['get_weather', { city: 'Paris' }]]);
+    expect(calls[0]!.toolCallId).toMatch(/^call_/);
+    expect(await result.finishReason).toBe('tool-calls');
+  });
 });
+
