@@ -133,19 +133,24 @@ export class ResponseAccumulator {
   }
 
   #part(item: OutputMessageItem, index: number) {
+    // A server that skips `content_part.added` (some upstreams do) starts the next part with its first delta.
+    if (index === item.content.length) item.content.push({ type: 'output_text', text: '', annotations: [], logprobs: [] });
     const part = item.content[index];
     if (part === undefined) throw new ResponseStreamProtocolError(`An event names content part ${index} of '${item.id}', which the stream never added.`);
     return part;
   }
 
   #summary(item: OutputReasoningItem, index: number) {
+    if (index === item.summary.length) item.summary.push({ type: 'summary_text', text: '' });
     const part = item.summary[index];
     if (part === undefined) throw new ResponseStreamProtocolError(`An event names summary part ${index} of '${item.id}', which the stream never added.`);
     return part;
   }
 
   #reasoningText(item: ReasoningWithContent, index: number) {
-    const part = item.content?.[index];
+    const content = (item.content ??= []);
+    if (index === content.length) content.push({ type: 'reasoning_text', text: '' });
+    const part = content[index];
     if (part === undefined) throw new ResponseStreamProtocolError(`An event names reasoning part ${index} of '${item.id}', which the stream never added.`);
     return part;
   }

@@ -66,17 +66,37 @@ describe('readResponseStream', () => {
     await expect(readResponseStream([stray])).rejects.toThrow(/began with/);
   });
 
+  it('starts a part with its first delta when a server skipped content_part.added', () => {
+    const write = encoder();
+    const frames = [
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_1', status: 'in_progress', role: 'assistant', content: [] } },
+      { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hi' },
+      { type: 'response.output_item.added', output_index: 1, item: { type: 'reasoning', id: 'rs_1', summary: [] } },
+      { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 1, content_index: 0, delta: 'hm' },
+      { type: 'response.reasoning_summary_text.delta', item_id: 'rs_1', output_index: 1, summary_index: 0, delta: 'short' },
+    ].map((event, index) => `data: ${JSON.stringify({ ...event, sequence_number: index + 2 })}\n\n`);
+    const accumulator = new ResponseAccumulator();
+    const reader = createResponseEventReader((event) => accumulator.apply(event));
+    reader.feed(write.start() + frames.join(''));
+    reader.end();
+    expect(accumulator.snapshot!.output).toEqual([
+      { type: 'message', id: 'msg_1', status: 'in_progress', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [], logprobs: [] }] },
+      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'short' }], content: [{ type: 'reasoning_text', text: 'hm' }] },
+    ]);
+  });
+
   it("reads another server's reasoning_text parts", () => {
     const write = encoder();
     const frames = [
       { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [] } },
       { type: 'response.content_part.added', item_id: 'rs_1', output_index: 0, content_index: 0, part: { type: 'reasoning_text', text: '' } },
       { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'think' },
+      { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'ing' },
     ].map((event, index) => `event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: index + 2 })}\n\n`);
     const accumulator = new ResponseAccumulator();
     const reader = createResponseEventReader((event) => accumulator.apply(event));
     reader.feed(write.start() + frames.join(''));
     reader.end();
-    expect(accumulator.snapshot!.output[0]).toEqual({ type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'think' }] });
+    expect(accumulator.snapshot!.output[0]).toEqual({ type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'thinking' }] });
   });
 });
