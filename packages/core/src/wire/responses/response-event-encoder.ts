@@ -67,6 +67,9 @@ function deltaHead(item: ResponseOutputItem, where: string): string {
   return `${heads['response.function_call_arguments.delta']},${where},"delta":`;
 }
 
+const sequenceKey = ',"sequence_number":';
+const noLogprobsThenSequence = `,"logprobs":[]${sequenceKey}`;
+
 /** What an `added` event shows of an item: its fields, its text still empty. */
 function openedItem(item: ResponseOutputItem): ResponseOutputItem {
   if (item.type === 'message') return { ...item, content: [] };
@@ -98,12 +101,13 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
     const json = closedItems.length === response.output.length ? responseJsonWithOutput(response, closedItems) : JSON.stringify(response);
     return frame(type, `,"response":${json}`);
   }
-  function deltaFrame(item: ResponseOutputItem, json: string): string {
+  /** A delta's frame: the item's constant head, the JSON of the text, what follows it, the sequence number. */
+  function deltaFrame(item: ResponseOutputItem, json: string, after: string): string {
     if (item !== lastItem) {
       lastItem = item;
       lastDelta = itemHeads.get(item)!.delta;
     }
-    return lastDelta + json + sequencedTail(sequence++);
+    return lastDelta + json + after + sequence++ + '}\n\n';
   }
 
   const sink: ResponseOutputSink = {
@@ -118,13 +122,14 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
       return added;
     },
     reasoningDelta(item: OutputReasoningItem, _outputIndex, text) {
-      return deltaFrame(item, JSON.stringify(text));
+      return deltaFrame(item, JSON.stringify(text), sequenceKey);
     },
     textDelta(item: OutputMessageItem, _outputIndex, text, logprobs: readonly TokenLogprob[] | undefined) {
-      return deltaFrame(item, logprobs === undefined ? JSON.stringify(text) + ',"logprobs":[]' : `${JSON.stringify(text)},"logprobs":${JSON.stringify(logprobs)}`);
+      if (logprobs === undefined) return deltaFrame(item, JSON.stringify(text), noLogprobsThenSequence);
+      return deltaFrame(item, JSON.stringify(text), `,"logprobs":${JSON.stringify(logprobs)}${sequenceKey}`);
     },
     argumentsDelta(item: OutputFunctionCallItem, _outputIndex, text) {
-      return deltaFrame(item, JSON.stringify(text));
+      return deltaFrame(item, JSON.stringify(text), sequenceKey);
     },
     itemDone(item, outputIndex) {
       const { where } = itemHeads.get(item)!;
