@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateCreateResponse } from '../../request/responses/validate-create-response.js';
-import { createResponseShell, responseJsonWithOutput } from './response-shell.js';
+import { createResponseShell } from './response-shell.js';
 
 const identity = { id: 'resp_1', createdAt: 10, model: 'quantum-flash' };
 
@@ -71,16 +71,23 @@ describe('createResponseShell', () => {
   });
 });
 
-describe('responseJsonWithOutput', () => {
-  it('writes the same JSON as serialising the whole response', () => {
-    const shell = createResponseShell(validateCreateResponse({ model: 'm', input: 'Hi', metadata: { output: '[]' } }), identity);
-    const output = [
-      { type: 'function_call' as const, id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{"output":[]}', status: 'completed' as const },
-      { type: 'function_call' as const, id: 'fc_2', call_id: 'call_2', name: 'g', arguments: '{}', status: 'completed' as const },
-    ];
-    const response = shell.build({ status: 'completed', output, usage: null });
-    expect(responseJsonWithOutput(response, output.map((item) => JSON.stringify(item)))).toBe(JSON.stringify(response));
-    const empty = shell.build({ status: 'completed', output: [], usage: null });
-    expect(responseJsonWithOutput(empty, [])).toBe(JSON.stringify(empty));
+describe('shell.json', () => {
+  const output = [
+    { type: 'function_call' as const, id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{"output":[]}', status: 'completed' as const },
+    { type: 'function_call' as const, id: 'fc_2', call_id: 'call_2', name: 'g', arguments: '{}', status: 'incomplete' as const },
+  ];
+  const usage = { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 3 };
+  const shells = [
+    createResponseShell(validateCreateResponse({ model: 'm', input: 'Hi', metadata: { output: '[]' } }), identity),
+    createResponseShell(validateCreateResponse({ model: 'm', input: 'Hi', include: ['message.output_text.logprobs'], top_logprobs: 1, tools: [{ type: 'function', name: 'f' }] }), identity),
+  ];
+  it.each([
+    ['in progress', { status: 'in_progress' as const, output: [], usage: null }],
+    ['incomplete', { status: 'incomplete' as const, output, usage, completedAt: 5, incompleteReason: 'max_output_tokens' as const }],
+    ['failed', { status: 'failed' as const, output, usage: null, completedAt: 5, error: { code: 'upstream_error', message: 'a "quoted" failure' } }],
+  ])('is the JSON of the built response (%s), items given as JSON', (_name, state) => {
+    for (const shell of shells) {
+      expect(shell.json(state, state.output.map((item) => JSON.stringify(item)))).toBe(JSON.stringify(shell.build(state)));
+    }
   });
 });

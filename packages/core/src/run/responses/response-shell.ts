@@ -35,56 +35,55 @@ function echoTools(request: ValidatedResponseRequest): EchoedFunctionTool[] {
  * as `null`, defaults as applied), computed once, with the state of the moment around them.
  */
 export function createResponseShell(request: ValidatedResponseRequest, identity: ResponseIdentity) {
-  const tools = echoTools(request);
   const text: ResponseObject['text'] = request.verbosity === undefined ? { format: request.textFormat } : { format: request.textFormat, verbosity: request.verbosity };
+  // The request's part of every response, in OpenAI's field names; what changes comes first.
+  const settings = {
+    background: request.background,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.maxOutputTokens ?? null,
+    model: identity.model,
+    parallel_tool_calls: request.parallelToolCalls,
+    previous_response_id: request.previousResponseId ?? null,
+    reasoning: { effort: request.reasoningEffort ?? null, summary: request.reasoningSummary ?? null },
+    store: request.store,
+    temperature: request.temperature,
+    text,
+    tool_choice: request.toolChoice,
+    tools: echoTools(request),
+    top_p: request.topP ?? 1,
+    truncation: 'disabled' as const,
+    user: request.user ?? null,
+    metadata: request.metadata,
+    ...(request.logprobs === undefined ? {} : { top_logprobs: request.logprobs.topLogprobs }),
+  };
+  let settingsJson: string | undefined;
+  const head = `{"id":${JSON.stringify(identity.id)},"object":"response","created_at":${identity.createdAt},"status":"`;
+
+  function changing(state: ResponseState) {
+    return {
+      completed_at: state.completedAt ?? null,
+      error: state.error ?? null,
+      incomplete_details: state.incompleteReason === undefined ? null : { reason: state.incompleteReason },
+      usage: state.usage,
+    };
+  }
+
   return {
     identity,
     build(state: ResponseState): ResponseObject {
-      const response: ResponseObject = {
-        id: identity.id,
-        object: 'response',
-        created_at: identity.createdAt,
-        status: state.status,
-        background: request.background,
-        completed_at: state.completedAt ?? null,
-        error: state.error ?? null,
-        incomplete_details: state.incompleteReason === undefined ? null : { reason: state.incompleteReason },
-        instructions: request.instructions ?? null,
-        max_output_tokens: request.maxOutputTokens ?? null,
-        model: identity.model,
-        parallel_tool_calls: request.parallelToolCalls,
-        previous_response_id: request.previousResponseId ?? null,
-        reasoning: { effort: request.reasoningEffort ?? null, summary: request.reasoningSummary ?? null },
-        store: request.store,
-        temperature: request.temperature,
-        text,
-        tool_choice: request.toolChoice,
-        tools,
-        top_p: request.topP ?? 1,
-        truncation: 'disabled',
-        usage: state.usage,
-        user: request.user ?? null,
-        metadata: request.metadata,
-        // Last, so that the stream encoder can append the items' JSON it already wrote (`withOutputJson`).
-        output: state.output,
-      };
-      if (request.logprobs !== undefined) {
-        const { output, ...settings } = response;
-        return { ...settings, top_logprobs: request.logprobs.topLogprobs, output };
-      }
-      return response;
+      return { id: identity.id, object: 'response', created_at: identity.createdAt, status: state.status, ...changing(state), ...settings, output: state.output };
+    },
+    /**
+     * `JSON.stringify(build(state))` with the output items given as JSON: the stream encoder wrote
+     * each item whole in its `output_item.done` event and the final response repeats them, and
+     * the settings, the same in every response of a stream, are serialised once.
+     */
+    json(state: ResponseState, itemsJson: readonly string[]): string {
+      settingsJson ??= JSON.stringify(settings).slice(1, -1);
+      const { completed_at, error, incomplete_details, usage } = changing(state);
+      return `${head}${state.status}","completed_at":${completed_at},"error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"usage":${JSON.stringify(usage)},${settingsJson},"output":[${itemsJson.join(',')}]}`;
     },
   };
 }
 
 export type ResponseShell = ReturnType<typeof createResponseShell>;
-
-/**
- * The JSON of a response whose output items are already JSON: the stream encoder wrote each
- * item whole in its `output_item.done` event, and the final response repeats them, so they are
- * not serialised twice. `output` is the last key `build` writes.
- */
-export function responseJsonWithOutput(response: ResponseObject, itemsJson: readonly string[]): string {
-  const empty = JSON.stringify(response.output.length === 0 ? response : { ...response, output: [] });
-  return `${empty.slice(0, -2)}${itemsJson.join(',')}]}`;
-}

@@ -8,7 +8,7 @@ import type {
   ResponseOutputItem,
 } from '../../schemas/responses/response-object.js';
 import { ResponseOutput, type ResponseOutputSink } from '../../run/responses/response-output.js';
-import { responseJsonWithOutput, type ResponseShell } from '../../run/responses/response-shell.js';
+import type { ResponseShell, ResponseState } from '../../run/responses/response-shell.js';
 import type { GenerateResponseId } from '../../run/responses/response-ids.js';
 import { jsonEventHead, sequencedTail } from './json-event-frame.js';
 
@@ -95,11 +95,10 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
   function frame(type: EventType, body: string): string {
     return heads[type] + body + sequencedTail(sequence++);
   }
-  /** The JSON of each closed item, in output order: the final response repeats them as written. */
+  /** The JSON of each closed item, in output order: every later response repeats them as written. */
   const closedItems: string[] = [];
-  function responseFrame(type: EventType, response: ResponseObject): string {
-    const json = closedItems.length === response.output.length ? responseJsonWithOutput(response, closedItems) : JSON.stringify(response);
-    return frame(type, `,"response":${json}`);
+  function responseFrame(type: EventType, state: ResponseState): string {
+    return frame(type, `,"response":${shell.json(state, closedItems)}`);
   }
   /** A delta's frame: the item's constant head, the JSON of the text, what follows it, the sequence number. */
   function deltaFrame(item: ResponseOutputItem, json: string, after: string): string {
@@ -169,15 +168,16 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
     /** `response.created` and `response.in_progress`: the first bytes of the stream. */
     start(): string {
       // One serialisation for both: the response is the same at both moments.
-      const opening = `,"response":${JSON.stringify(shell.build({ status: 'in_progress', output: [], usage: null }))}`;
+      const opening = `,"response":${shell.json({ status: 'in_progress', output: [], usage: null }, closedItems)}`;
       return frame('response.created', opening) + frame('response.in_progress', opening);
     },
     /** The events of one engine event ('' for none); `finish` closes the items and ends the response. */
     encode(event: ChatEngineEvent): string {
       const frames = output.observe(event);
       if (event.type !== 'finish') return frames;
-      final = shell.build(output.finalState(now()));
-      return frames + responseFrame(final.status === 'completed' ? 'response.completed' : 'response.incomplete', final);
+      const state = output.finalState(now());
+      final = shell.build(state);
+      return frames + responseFrame(state.status === 'completed' ? 'response.completed' : 'response.incomplete', state);
     },
     /**
      * A failure after the first byte: the open items closed as incomplete, an `error` event (what
@@ -186,9 +186,10 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
      */
     fail(error: ResponseStreamError): string {
       const closed = output.abandon();
-      final = shell.build(output.failedState({ code: error.code, message: error.message }, now()));
+      const state = output.failedState({ code: error.code, message: error.message }, now());
+      final = shell.build(state);
       const reported = frame('error', `,"code":${JSON.stringify(error.code)},"message":${JSON.stringify(error.message)},"param":${JSON.stringify(error.param)}`);
-      return closed + reported + responseFrame('response.failed', final);
+      return closed + reported + responseFrame('response.failed', state);
     },
     /** The response as it ended (after `finish` or `fail`), for the store; undefined before. */
     response(): ResponseObject | undefined {
