@@ -8,6 +8,7 @@ import { validateCreateResponse } from '../../request/responses/validate-create-
 import { buildResponse } from '../../run/responses/build-response.js';
 import { createSequentialResponseIdGenerator } from '../../run/responses/response-ids.js';
 import { createResponseShell } from '../../run/responses/response-shell.js';
+import { responseObjectSchema } from '../../schemas/responses/response-object-schema.js';
 import { createSseDecoder } from '../../sse/create-sse-decoder.js';
 import { createResponseEventEncoder } from './response-event-encoder.js';
 
@@ -197,6 +198,11 @@ describe('createResponseEventEncoder', () => {
       const shell = createResponseShell(request, { id: 'resp_test', createdAt, model: request.model });
       const json = buildResponse(shell, events, { generateId: createSequentialResponseIdGenerator(), showReasoning: true, showLogprobs: body.include !== undefined, completedAt });
       expect(json).toEqual(final);
+    });
+
+    it('matches the Response schema, as does every response event of the stream', () => {
+      expect(responseObjectSchema.safeParse(final).error).toBeUndefined();
+      for (const { data } of eventsOf(stream)) if (data.response !== undefined) expect(responseObjectSchema.safeParse(data.response).error).toBeUndefined();
     });
 
     it('is what our reader accumulates', async () => {
