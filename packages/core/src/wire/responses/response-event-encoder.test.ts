@@ -181,7 +181,9 @@ describe('createResponseEventEncoder', () => {
 
   it('reports a failure after the first byte as an error event, then response.failed', () => {
     const encoder = createResponseEventEncoder(setup({}), { generateId: createSequentialResponseIdGenerator(), showReasoning: true, showLogprobs: false, now: () => completedAt });
-    const stream = encoder.start() + encoder.encode({ type: 'content', text: 'Hel' }) + encoder.fail({ code: 'upstream_error', message: 'The model stopped.', param: null });
+    let stream = encoder.start() + encoder.encode({ type: 'content', text: 'Hel' });
+    expect(encoder.items()).toEqual([expect.objectContaining({ type: 'message', status: 'in_progress', content: [expect.objectContaining({ text: 'Hel' })] })]);
+    stream += encoder.fail({ code: 'upstream_error', message: 'The model stopped.', param: null });
     const events = eventsOf(stream);
     expect(events.slice(-2).map((event) => event.data)).toEqual([
       { type: 'error', code: 'upstream_error', message: 'The model stopped.', param: null, sequence_number: events.length - 2 },

@@ -191,6 +191,13 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
       const reported = frame('error', `,"code":${JSON.stringify(error.code)},"message":${JSON.stringify(error.message)},"param":${JSON.stringify(error.param)}`);
       return closed + reported + responseFrame('response.failed', state);
     },
+    /**
+     * The output items so far, their text as it stands: a run that stops early settles its usage
+     * from them (as chat's progress counts its text) without keeping a second copy of the text.
+     */
+    items(): readonly ResponseOutputItem[] {
+      return output.items;
+    },
     /** The response as it ended (after `finish` or `fail`), for the store; undefined before. */
     response(): ResponseObject | undefined {
       return final;
