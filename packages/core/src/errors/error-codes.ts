@@ -20,6 +20,7 @@ export const errorCodes = {
   model_not_found: { status: 404, type: 'invalid_request_error' },
   unknown_url: { status: 404, type: 'invalid_request_error' },
   stream_not_found: { status: 404, type: 'invalid_request_error' },
+  response_not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   request_timeout: { status: 408, type: 'invalid_request_error' },
   stream_in_progress: { status: 409, type: 'invalid_request_error' },
