@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { QuantumChatError } from '../../errors/quantum-chat-error.js';
-import { formatParamPath, zodIssueToError } from '../../http/zod-issue-to-error.js';
+import { formatParamPath, zodIssueToError } from '../zod-issue-to-error.js';
 import { defaultTemperature, maxMetadataEntries } from '../../schemas/chat-completion-request.js';
 import {
   createResponseRequestSchema,
