@@ -314,6 +314,32 @@ describe('POST /v1/responses (stream)', () => {
     expect(access.outcomes).toMatchObject([{ api: 'responses', interrupted: true }]);
   });
 
+  it('stops a stored stream\'s engine when its client leaves, saving it cancelled', async () => {
+    let aborted: AbortSignal | undefined;
+    const hanging: ChatEngine = {
+      async *generate(_request, context) {
+        aborted = context.signal;
+        yield { type: 'content', text: 'Hel' };
+        await new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true }));
+      },
+    };
+    const access = countingAccess();
+    const controller = new AbortController();
+    const handler = makeHandler({ engine: hanging, accessControl: access.accessControl });
+    const response = await handler.fetch(new Request(post({ model: 'quantum-flash', input: 'Hi', stream: true }), { signal: controller.signal }));
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const id = (parseEvents(first)[0]!.data.response as { id: string }).id;
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    await turns();
+    expect(aborted?.aborted).toBe(true);
+    expect(access.outcomes).toMatchObject([{ api: 'responses', interrupted: true }]);
+    const stored = await (await handler.fetch(get(`/responses/${id}`))).json();
+    expect(stored.status).toBe('cancelled');
+    expect(stored.output[0].content[0].text).toBe('Hel');
+  });
+
   it('resumes a stored stream with starting_after, events after that sequence number', async () => {
     const handler = makeHandler({ engine: recordingEngine().engine });
     const events = parseEvents(await (await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', stream: true }))).text());
