@@ -126,7 +126,8 @@ describe('POST /v1/responses (JSON)', () => {
   it('answers a Response, reasoning before the message, usage in the Responses names, ignored fields named', async () => {
     const { engine, requests } = recordingEngine();
     const access = countingAccess();
-    const handler = makeHandler({ engine, accessControl: access.accessControl });
+    const records: { api: string; model: string; status: number }[] = [];
+    const handler = makeHandler({ engine, accessControl: access.accessControl, onRequestSettled: (record) => records.push(record) });
     const response = await handler.fetch(post({ model: 'quantum-reasoner', input: 'Hi', instructions: 'Be brief.', max_output_tokens: 64, foo: 1 }));
     expect(response.status).toBe(200);
     expect(response.headers.get('x-quantum-ignored-params')).toBe('foo');
@@ -153,6 +154,7 @@ describe('POST /v1/responses (JSON)', () => {
     // Quotas reserve the input and max_output_tokens; the settle names the API.
     expect(access.demands).toEqual([{ maxTokens: 64, promptTokens: expect.any(Number) }]);
     expect(access.outcomes).toMatchObject([{ api: 'responses', status: 200, promptTokens: 5, completionTokens: 4, interrupted: false }]);
+    expect(records).toMatchObject([{ api: 'responses', model: 'quantum-reasoner', status: 200 }]);
   });
 
   it('settles a chat completion with api chat.completions', async () => {
