@@ -80,7 +80,7 @@ export interface AdmissionOutcome {
   status: number;
   /** The stream ended by a client disconnect or an error frame. */
   interrupted: boolean;
-  /** Which API the request came through, for the ledger; `chat.completions` when absent. */
+  /** Which API the request came through, for usage records; absent from hand-made outcomes. */
   api?: 'chat.completions' | 'responses';
 }
 
