@@ -38,7 +38,7 @@ const answer = (id: string, text: string): ResponseOutputItem => ({
   type: 'message', id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
 });
 const functionCall: ResponseOutputItem = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}', status: 'completed' };
-const reasoning: ResponseOutputItem = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Think of Oslo.' }] };
+const reasoning: ResponseOutputItem = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Think of Oslo.' }], status: 'completed' };
 
 function stored(id: string, owner: string, overrides: Partial<StoredResponse> & { response?: Partial<ResponseObject> } = {}): StoredResponse {
   return { owner, inputItems: [userMessage(`msg_in_${id}`, 'Hello')], expiresAt: start + 30 * day, ...overrides, response: response(id, overrides.response) };
@@ -146,23 +146,23 @@ export function describeResponseStoreContract(name: string, factory: ResponseSto
       const found = await store.findItems(['msg_in_1', 'rs_1', 'fc_1', 'fco_1', 'msg_out_2', 'unknown'], 'acme:live');
       expect(Object.fromEntries(found)).toEqual({
         msg_in_1: input[0],
-        rs_1: reasoning,
-        fc_1: functionCall,
+        rs_1: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Think of Oslo.' }] },
+        fc_1: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}' },
         fco_1: { type: 'function_call_output', id: 'fco_1', call_id: 'call_1', output: '{"celsius":4}' },
-        msg_out_2: { type: 'message', id: 'msg_out_2', role: 'assistant', content: [{ type: 'output_text', text: 'It is 4 °C.' }], status: 'completed' },
+        msg_out_2: { type: 'message', id: 'msg_out_2', role: 'assistant', content: [{ type: 'output_text', text: 'It is 4 °C.' }] },
       });
       expect((await store.get('resp_2', 'acme:live'))?.response.previous_response_id).toBe('resp_1');
       expect((await store.findItems([], 'acme:live')).size).toBe(0);
       await store.close?.();
     });
 
-    it("should answer an id sent again in a later response with the later response's item", async () => {
+    it('should answer an id sent again in a later response with the item where it appeared first', async () => {
       const clock = testClock(start);
       const store = await factory.open({ now: clock.now });
       await store.save(stored('resp_1', 'acme:live', { inputItems: [userMessage('msg_same', 'first')] }));
       clock.set(start + 1_000);
       await store.save(stored('resp_2', 'acme:live', { inputItems: [userMessage('msg_same', 'second')], response: { created_at: Math.floor(start / 1000) + 1 } }));
-      expect((await store.findItems(['msg_same'], 'acme:live')).get('msg_same')).toEqual(userMessage('msg_same', 'second'));
+      expect((await store.findItems(['msg_same'], 'acme:live')).get('msg_same')).toEqual(userMessage('msg_same', 'first'));
       await store.close?.();
     });
 

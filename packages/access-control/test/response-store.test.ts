@@ -10,6 +10,7 @@ import type { ServiceStore } from '../src/service-store/index.js';
 import type { SqlResponseStore } from '../src/sql-store/sql-response-store.js';
 import { postgresAvailable, postgresSkipMessage, startPostgresServer, type PostgresServer } from './postgres-server.js';
 import { describeResponseStoreContract } from './response-store-contract.js';
+import { createMemoryResponseStore } from '../../core/src/streams/responses/memory-response-store.js';
 
 /** A response store sharing a service store's connection; closing it closes both, as the server does. */
 function closingBoth(responses: SqlResponseStore, store: ServiceStore): SqlResponseStore {
@@ -26,6 +27,9 @@ const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-responses-'));
 let files = 0;
 const nextPath = () => join(directory, `store-${++files}.sqlite`);
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+// The core's own store, until the core exports it: every store answers alike.
+describeResponseStoreContract('createMemoryResponseStore (the core)', { open: async (options) => createMemoryResponseStore(options) });
 
 describeResponseStoreContract('createSqliteResponseStore (sharing a createSqliteStore)', {
   open: async (options) => {

@@ -4,15 +4,16 @@ import type { Row } from './rows.js';
 
 /**
  * What an output item becomes in a later conversation (`item_reference`): an answer is an
- * assistant message with `output_text` parts; function calls and reasoning stay as they are.
+ * assistant message with `output_text` parts, a function call its call, reasoning its summary;
+ * what only the answer had (status, annotations, log probabilities) is left behind. The same
+ * items as the core's memory store gives (`outputItemToConversationItem`).
  *
  * @internal
  */
 export function conversationItemFromOutput(item: ResponseOutputItem): ConversationItem {
-  if (item.type === 'message') {
-    return { type: 'message', id: item.id, role: 'assistant', content: item.content.map((part) => ({ type: 'output_text', text: part.text })), status: item.status };
-  }
-  return item;
+  if (item.type === 'message') return { type: 'message', id: item.id, role: 'assistant', content: item.content.map((part) => ({ type: 'output_text', text: part.text })) };
+  if (item.type === 'reasoning') return { type: 'reasoning', id: item.id, summary: item.summary.map((part) => ({ type: 'summary_text', text: part.text })) };
+  return { type: 'function_call', id: item.id, call_id: item.call_id, name: item.name, arguments: item.arguments };
 }
 
 /** A response's items as rows, in the column order of `responseItemColumns`: its input items, then its output. @internal */
@@ -38,7 +39,7 @@ export function storedResponseFromRows(row: Row, owner: string, items: readonly 
   return { response: JSON.parse(String(row.response)) as ResponseObject, owner, inputItems: inputItemsFromRows(items), expiresAt: Number(row.expires_at) };
 }
 
-/** The items `findItems` read (oldest response first) by id: output items as the conversation items they become. @internal */
+/** The items `findItems` read (latest response first: the earliest occurrence of an id is set last) by id: output items as the conversation items they become. @internal */
 export function conversationItemsFromRows(rows: readonly Row[]): Map<string, ConversationItem> {
   const found = new Map<string, ConversationItem>();
   for (const row of rows) {

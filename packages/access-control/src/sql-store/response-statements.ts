@@ -37,12 +37,13 @@ export function responseStatements(dialect: SqlDialect) {
     /** Params: id, owner, now. */
     deleteResponse: `DELETE FROM responses WHERE id = ${p(1)} AND owner = ${p(2)} AND expires_at > ${p(3)}`,
     /**
-     * Params: owner, the ids as a JSON array, now. Oldest response first, so that when a client
-     * sent an item id again the latest response's item wins.
+     * Params: owner, the ids as a JSON array, now. Latest response first, so that when an id
+     * occurs in several responses (an item sent back with its id) the first one's item, read
+     * last, wins: the item where the id appeared first.
      */
     findItems: `SELECT i.id, i.kind, i.item FROM response_items i JOIN responses r ON r.id = i.response_id
       WHERE i.owner = ${p(1)} AND i.id IN (${dialect.jsonTextElements(p(2))}) AND r.expires_at > ${p(3)}
-      ORDER BY r.created_at, r.id, i.kind, i.position`,
+      ORDER BY r.created_at DESC, r.id DESC, i.kind DESC, i.position DESC`,
     /** Params: response id, after (or NULL), response id, after, limit. */
     inputPageAscending: inputPage('>', 'ASC', -1),
     /** Params: response id, after (or NULL), response id, after, limit. */
