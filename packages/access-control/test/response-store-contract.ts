@@ -40,7 +40,7 @@ const answer = (id: string, text: string): ResponseOutputItem => ({
 const functionCall: ResponseOutputItem = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}', status: 'completed' };
 const reasoning: ResponseOutputItem = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Think of Oslo.' }], status: 'completed' };
 
-function stored(id: string, owner: string, overrides: Partial<StoredResponse> & { response?: Partial<ResponseObject> } = {}): StoredResponse {
+function stored(id: string, owner: string, overrides: Partial<Omit<StoredResponse, 'response'>> & { response?: Partial<ResponseObject> } = {}): StoredResponse {
   return { owner, inputItems: [userMessage(`msg_in_${id}`, 'Hello')], expiresAt: start + 30 * day, ...overrides, response: response(id, overrides.response) };
 }
 
