@@ -152,12 +152,6 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     config.redisUrl === undefined && config.databaseUrl !== undefined && !streams.singleInstance
       ? 'this server shares its database with other instances but has no Redis (REDIS_URL) to share streams through, so a resume could reach an instance without the stream. Set REDIS_URL, or streams.singleInstance if this instance is the only one.'
       : undefined;
-  // The Responses API (decisions §10): stored responses in the server's own store (in memory,
-  // the handler's default, when an accessControl was passed in), kept `responses.retentionDays`.
-  const responses = {
-    ...(access !== undefined ? { responseStore: access.responseStore } : {}),
-    responses: { retentionSeconds: config.responses.retentionDays * 86_400 },
-  } satisfies Partial<ChatHandlerOptions> & Record<string, unknown>;
   const shared: ChatHandlerOptions = {
     registry,
     testEngine,
@@ -179,7 +173,10 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...observeRequests(metrics, tracing),
     // The reference at /docs shows the admin API too (off unless admin tokens are configured).
     openApiDocument: (context) => withAdminApi(createOpenApiDocument(context), context.models),
-    ...responses,
+    // Stored responses (decisions §10) in the server's own store, every instance on it reading
+    // them (in memory, the handler's default, when an accessControl was passed in).
+    ...(access !== undefined ? { responseStore: access.responseStore } : {}),
+    responses: { retentionSeconds: config.responses.retentionDays * 86_400 },
     ...options.handlerOptions,
   };
 
