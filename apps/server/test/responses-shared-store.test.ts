@@ -1,4 +1,4 @@
-import { createPostgresStore, createSqliteStore, type ServiceStore } from '@quantum-chat/access-control';
+import { createPostgresStore, createSqliteResponseStore, createSqliteStore, type ServiceStore } from '@quantum-chat/access-control';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { postgresAvailable, postgresSkipMessage, startPostgresServer } from '../../../packages/access-control/test/postgres-server.js';
@@ -66,6 +66,25 @@ describe('stored responses shared by two instances', { timeout: 120_000 }, () =>
     const store = createSqliteStore(join(first.dataDir, 'quantum-chat.sqlite'));
     onTestFinished(() => store.close());
     await expectSharedResponses(first, second, store);
+  });
+
+  it('should keep a stored response for responses.retentionDays', async () => {
+    const server = await startInProcessServer({ responses: { retentionDays: 2 } });
+    onTestFinished(() => server.close());
+    const before = Date.now();
+    const created = await create(server, server.testKey, { input: 'Keep this.' });
+    const after = Date.now();
+    const store = createSqliteStore(join(server.dataDir, 'quantum-chat.sqlite'));
+    const responses = createSqliteResponseStore(store);
+    onTestFinished(async () => {
+      await responses.close();
+      await store.close();
+    });
+    // The owner is the key's organisation and kind, as for resumable streams.
+    const stored = await responses.get(created.id, 'default:test');
+    expect(stored?.response.id).toBe(created.id);
+    expect(stored!.expiresAt).toBeGreaterThanOrEqual(before + 2 * 86_400_000);
+    expect(stored!.expiresAt).toBeLessThanOrEqual(after + 2 * 86_400_000);
   });
 
   it.skipIf(!postgresAvailable)('should serve a response stored through one instance from another on the same PostgreSQL database', async () => {
