@@ -1,4 +1,4 @@
-import type { ResponseObject, ResponseOutputItem, ResponseStore, StoredInputItem, StoredResponse } from '@quantum-chat/core';
+import type { ResponseObject, ResponseOutputItem, ResponseStore, StoredInputItem, StoredResponse } from '@quantum-chat/core/responses';
 import { describe, expect, it } from 'vitest';
 
 /** A clock the test moves: expiry is read against it. */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createMemoryResponseStore } from '@quantum-chat/core/responses';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createPostgresStore } from '../src/postgres-store/index.js';
 import { createPostgresResponseStore } from '../src/postgres-store/responses.js';
@@ -10,7 +11,6 @@ import type { ServiceStore } from '../src/service-store/index.js';
 import type { SqlResponseStore } from '../src/sql-store/sql-response-store.js';
 import { postgresAvailable, postgresSkipMessage, startPostgresServer, type PostgresServer } from './postgres-server.js';
 import { describeResponseStoreContract } from './response-store-contract.js';
-import { createMemoryResponseStore } from '../../core/src/streams/responses/memory-response-store.js';
 
 /** A response store sharing a service store's connection; closing it closes both, as the server does. */
 function closingBoth(responses: SqlResponseStore, store: ServiceStore): SqlResponseStore {
@@ -28,7 +28,7 @@ let files = 0;
 const nextPath = () => join(directory, `store-${++files}.sqlite`);
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-// The core's own store, until the core exports it: every store answers alike.
+// The core's own store (the handler's default): every store answers alike.
 describeResponseStoreContract('createMemoryResponseStore (the core)', { open: async (options) => createMemoryResponseStore(options) });
 
 describeResponseStoreContract('createSqliteResponseStore (sharing a createSqliteStore)', {

@@ -93,8 +93,3 @@ export type { MemoryResponseStoreOptions } from './streams/responses/memory-resp
 export type { ResponseStore, StoredResponse, StoredInputItem, InputItemPage, InputItemPageRequest } from './contract/response-store.js';
 export { completionFromFrames } from './streams/completion-from-frames.js';
 export type { StreamResult } from './streams/completion-from-frames.js';
-
-/** The Responses API's stored responses (decisions §10): what a response store implements. */
-export type { InputItemPage, InputItemPageRequest, ResponseStore, StoredInputItem, StoredResponse } from './contract/response-store.js';
-export type { ConversationItem } from './schemas/responses/input-item.js';
-export type { ResponseObject, ResponseOutputItem } from './schemas/responses/response-object.js';

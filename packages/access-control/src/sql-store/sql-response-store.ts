@@ -1,4 +1,4 @@
-import type { ResponseStore } from '@quantum-chat/core';
+import type { ResponseStore } from '@quantum-chat/core/responses';
 
 export interface SqlResponseStoreOptions {
   /** The clock expiry is read against (ms since the epoch); the service store's, or `Date.now`. */
