@@ -195,6 +195,13 @@ export const serverConfigFileSchema = z.strictObject({
       singleInstance: z.boolean().optional(),
     })
     .optional(),
+  /** The Responses API (decisions §10). */
+  responses: z
+    .strictObject({
+      /** How long a stored response (`store: true`, the default) is kept; 30 days by default. `QUANTUM_CHAT_RESPONSES_RETENTION_DAYS` wins. */
+      retentionDays: z.int().min(1).max(3650).optional(),
+    })
+    .optional(),
   /** Headers and body must arrive within it (408 `request_timeout`); 30 s by default, 0: none. `QUANTUM_CHAT_REQUEST_TIMEOUT_MS` wins. */
   requestTimeoutMs: milliseconds.optional(),
   /** `GET /metrics` in the Prometheus text format; on by default. */
@@ -296,6 +303,8 @@ export interface ServerConfig {
   limits: { failClosed: boolean; redisTimeoutMs?: number };
   keepAliveIntervalMs?: number;
   streams: { resumableByDefault: boolean; retentionSeconds: number; maxDetachedPerOrganisation: number; runTimeoutSeconds: number; heartbeatSeconds: number; singleInstance: boolean };
+  /** How long stored responses are kept. */
+  responses: { retentionDays: number };
   requestTimeoutMs: number;
   metrics: boolean;
   /** The token `GET /metrics` needs (as a bearer token); none: it is open. */
@@ -345,6 +354,7 @@ export const defaultServerConfig: ServerConfig = {
   overload: { maxEventLoopDelayMs: 1000, retryAfterSeconds: 10 },
   requestTimeoutMs: 30_000,
   streams: { resumableByDefault: false, retentionSeconds: 600, maxDetachedPerOrganisation: 32, runTimeoutSeconds: 600, heartbeatSeconds: 10, singleInstance: false },
+  responses: { retentionDays: 30 },
   shutdownGraceMs: 10_000,
   signingSecrets: [],
   requireSignatures: false,

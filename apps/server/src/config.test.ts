@@ -268,6 +268,18 @@ describe('requestTimeoutMs', () => {
   });
 });
 
+describe('responses.retentionDays', () => {
+  it('should be 30 days by default, come from the file or QUANTUM_CHAT_RESPONSES_RETENTION_DAYS (the environment winning)', () => {
+    expect(resolveConfig({}).responses).toEqual({ retentionDays: 30 });
+    expect(resolveConfig(parseConfigFile({ responses: { retentionDays: 7 } })).responses.retentionDays).toBe(7);
+    expect(resolveConfig(parseConfigFile({ responses: { retentionDays: 7 } }), { QUANTUM_CHAT_RESPONSES_RETENTION_DAYS: '90' }).responses.retentionDays).toBe(90);
+    expect(() => resolveConfig({}, { QUANTUM_CHAT_RESPONSES_RETENTION_DAYS: '0' })).toThrow(/QUANTUM_CHAT_RESPONSES_RETENTION_DAYS must be a whole number of days/u);
+    expect(() => resolveConfig({}, { QUANTUM_CHAT_RESPONSES_RETENTION_DAYS: '30d' })).toThrow(/QUANTUM_CHAT_RESPONSES_RETENTION_DAYS/u);
+    expect(() => parseConfigFile({ responses: { retentionDays: 0 } })).toThrow(/responses\.retentionDays/u);
+    expect(() => parseConfigFile({ responses: { keepDays: 3 } })).toThrow(/keepDays/u);
+  });
+});
+
 describe('admin tokens', () => {
   const token = 'qc-admin-0123456789abcdef0123';
   it('should be off by default, and take adminToken, adminTokens and QUANTUM_CHAT_ADMIN_TOKEN (which wins over adminToken)', () => {

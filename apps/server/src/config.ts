@@ -100,6 +100,7 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
     limits: { ...defaults.limits, ...file.limits },
     keepAliveIntervalMs: file.keepAliveIntervalMs,
     streams: { ...defaults.streams, ...file.streams },
+    responses: { ...defaults.responses, ...file.responses },
     requestTimeoutMs: file.requestTimeoutMs ?? defaults.requestTimeoutMs,
     metrics: file.metrics ?? defaults.metrics,
     ...metricsTokenOf(file, env),
@@ -133,6 +134,13 @@ export function resolveConfig(file: ServerConfigFile, env: Readonly<Record<strin
       throw new ConfigError(`Invalid environment: QUANTUM_CHAT_REQUEST_TIMEOUT_MS must be a whole number of milliseconds (0 turns the timeout off), got '${requestTimeout}'.`);
     }
     config.requestTimeoutMs = Number(requestTimeout);
+  }
+  const retentionDays = env.QUANTUM_CHAT_RESPONSES_RETENTION_DAYS;
+  if (retentionDays !== undefined && retentionDays !== '') {
+    if (!/^\d+$/.test(retentionDays) || Number(retentionDays) < 1 || Number(retentionDays) > 3650) {
+      throw new ConfigError(`Invalid environment: QUANTUM_CHAT_RESPONSES_RETENTION_DAYS must be a whole number of days from 1 to 3650, got '${retentionDays}'.`);
+    }
+    config.responses.retentionDays = Number(retentionDays);
   }
   const requireSignatures = env.QUANTUM_CHAT_REQUIRE_SIGNATURES;
   if (requireSignatures !== undefined && requireSignatures !== '') {

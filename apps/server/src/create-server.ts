@@ -173,6 +173,10 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     ...observeRequests(metrics, tracing),
     // The reference at /docs shows the admin API too (off unless admin tokens are configured).
     openApiDocument: (context) => withAdminApi(createOpenApiDocument(context), context.models),
+    // Stored responses (decisions §10) in the server's own store, every instance on it reading
+    // them (in memory, the handler's default, when an accessControl was passed in).
+    ...(access !== undefined ? { responseStore: access.responseStore } : {}),
+    responses: { retentionSeconds: config.responses.retentionDays * 86_400 },
     ...options.handlerOptions,
   };
 

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createPostgresStore, createSqliteStore, type ServiceStore } from '@quantum-chat/access-control';
+import { createPostgresResponseStore, createPostgresStore, createSqliteResponseStore, createSqliteStore, type ServiceStore, type SqlResponseStore } from '@quantum-chat/access-control';
 import type { ServerConfig } from './config-schema.js';
 
 /** The SQLite store's file in the data directory. */
@@ -39,4 +39,14 @@ export function openStore(config: Pick<ServerConfig, 'dataDir' | 'databaseUrl'>,
   // Also when it already existed: it holds key hashes and usage.
   chmodSync(directory, 0o700);
   return createSqliteStore(keyStorePath(config, cwd), clock);
+}
+
+/**
+ * The Responses API's stored responses, in the database of the store `openStore` opened (sharing
+ * its connection: close it before the store). Without a store of its own (an `accessControl`
+ * passed in) the server keeps them in memory: the handler's default.
+ */
+export function openResponseStore(store: ServiceStore, config: Pick<ServerConfig, 'databaseUrl'>, options: { now?: () => number } = {}): SqlResponseStore {
+  const clock = options.now !== undefined ? { now: options.now } : {};
+  return config.databaseUrl !== undefined ? createPostgresResponseStore(store, clock) : createSqliteResponseStore(store, clock);
 }

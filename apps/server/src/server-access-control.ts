@@ -1,11 +1,13 @@
-import { createAccessControl, createLimiter, type ServiceStore, type Limiter, type StoreAccessControl } from '@quantum-chat/access-control';
+import { createAccessControl, createLimiter, type ServiceStore, type Limiter, type SqlResponseStore, type StoreAccessControl } from '@quantum-chat/access-control';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config-schema.js';
-import { describeStore, openStore } from './open-store.js';
+import { describeStore, openResponseStore, openStore } from './open-store.js';
 
 export interface ServerAccessControl {
   accessControl: StoreAccessControl;
   store: ServiceStore;
+  /** The Responses API's stored responses, in the same database. */
+  responseStore: SqlResponseStore;
   limiter: Limiter;
   close(): Promise<void>;
 }
@@ -85,13 +87,16 @@ export async function openServerAccessControl(config: ServerConfig, options: Ser
       else log.warn({ err: reason, what }, what === 'keys' ? 'store not answering: cached keys keep working, others get 503' : 'store not answering: daily quotas counted per instance until it is back');
     },
   });
+  const responseStore = openResponseStore(store, config, options.now !== undefined ? { now: options.now } : {});
   return {
     accessControl,
     store,
+    responseStore,
     limiter,
     async close() {
       await accessControl.close();
       await limiter.close();
+      await responseStore.close();
       await store.close();
     },
   };

@@ -64,6 +64,19 @@ describe('createAccessControl', () => {
     expect((await accessControl.limiter.read('acme:live', accessControl.limitsOf(principal))).tokens?.used).toBe(27);
   });
 
+  it('should write down which API a request came through: the Responses API when its settle says so, chat completions otherwise', async () => {
+    const { accessControl, store, live } = await setup();
+    const principal = await accessControl.authenticate(parse(live.key));
+    await (await accessControl.admit(principal, { ...demand, requestId: 'req_chat' })).settle({ promptTokens: 20, completionTokens: 7, status: 200, interrupted: false });
+    const responses = await accessControl.admit(principal, { ...demand, requestId: 'req_responses' });
+    await responses.settle({ promptTokens: 20, completionTokens: 7, status: 200, interrupted: false, api: 'responses' });
+    await accessControl.ledger.flush();
+    expect((await store.listUsage({ organisation: 'acme' })).map(({ requestId, api }) => [requestId, api])).toEqual([
+      ['req_chat', 'chat.completions'],
+      ['req_responses', 'responses'],
+    ]);
+  });
+
   it('should answer 429 rate_limit_exceeded with retry-after once the requests are used up', async () => {
     const { accessControl, live } = await setup({ requestsPerMinute: 1 });
     const principal = await accessControl.authenticate(parse(live.key));

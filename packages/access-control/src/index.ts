@@ -26,6 +26,7 @@ export type {
   NewApiKeyRecord,
   ResolvedApiKey,
   UsageRecord,
+  UsageApi,
   UsageSummaryRow,
   DailyUsageRow,
   DailyUsageFilter,
@@ -41,6 +42,11 @@ export type { SqliteStoreOptions, SqliteKeyStoreOptions } from './sqlite-store/i
 export { createPostgresStore, createPostgresKeyStore } from './postgres-store/index.js';
 export type { PostgresStoreOptions, PostgresKeyStoreOptions } from './postgres-store/index.js';
 export { createMemoryStore, createMemoryKeyStore } from './memory-store/index.js';
+
+/** The Responses API's stored responses (the core's `ResponseStore`) in a SQLite or PostgreSQL store's database. */
+export { createSqliteResponseStore } from './sqlite-store/responses.js';
+export { createPostgresResponseStore } from './postgres-store/responses.js';
+export type { SqlResponseStore, SqlResponseStoreOptions } from './sql-store/sql-response-store.js';
 export { issueApiKey, displayKeyRecord } from './issue-api-key.js';
 export type { IssueApiKeyInput } from './issue-api-key.js';
 export { hashApiKey } from './hash-api-key.js';

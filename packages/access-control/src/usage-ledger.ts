@@ -34,7 +34,7 @@ export interface UsageLedgerOptions {
   onRecovered?: (written: number) => void;
 }
 
-type FinalUsage = Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'cachedPromptTokens' | 'status' | 'interrupted'>;
+type FinalUsage = Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'cachedPromptTokens' | 'status' | 'interrupted' | 'api'>;
 
 /** A request being written down while it runs. */
 interface RunningUsage {

@@ -258,6 +258,24 @@ export function describeServiceStoreContract(name: string, factory: StoreFactory
       await store.close();
     });
 
+    it('should say which API a usage row came through: chat completions unless it says responses, and the settled row decides', async () => {
+      const store = await open();
+      await store.writeUsage([
+        usage({ requestId: 'req_chat', usageId: 'u_chat' }),
+        usage({ requestId: 'req_resp', usageId: 'u_resp', api: 'responses' }),
+        usage({ requestId: 'req_running', usageId: 'u_running', settled: false }),
+      ]);
+      // A running row is written before its API is known; its settled write says it.
+      await store.writeUsage([usage({ requestId: 'req_running', usageId: 'u_running', api: 'responses' })]);
+      const rows = await store.listUsage({ organisation: 'acme' });
+      expect(rows.map((row) => [row.usageId, row.api])).toEqual([
+        ['u_chat', 'chat.completions'],
+        ['u_resp', 'responses'],
+        ['u_running', 'responses'],
+      ]);
+      await store.close();
+    });
+
     it('should never count a retried usage write twice, and never change a settled row', async () => {
       const store = await open();
       const batch = [usage({ requestId: 'req_1' }), usage({ requestId: 'req_2', completionTokens: 7 })];

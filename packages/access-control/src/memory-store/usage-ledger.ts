@@ -5,7 +5,7 @@ import { addDaily, type MemoryState } from './state.js';
 /** What a usage row adds to its day's count: its reservation while it runs, its tokens once settled. */
 const dailyShare = (record: UsageRecord) => (record.settled ? record.promptTokens + record.completionTokens : record.daily!.charged);
 
-const copyUsage = (record: UsageRecord): UsageRecord => ({ ...record, ...(record.daily ? { daily: { ...record.daily } } : {}) });
+const copyUsage = (record: UsageRecord): UsageRecord => ({ ...record, api: record.api ?? 'chat.completions', ...(record.daily ? { daily: { ...record.daily } } : {}) });
 
 /** The usage ledger in a map by usage id; settling a row corrects its day's count. @internal */
 export function createMemoryUsageLedger(state: MemoryState): UsageLedgerStore {

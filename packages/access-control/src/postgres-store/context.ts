@@ -100,3 +100,15 @@ export function createPostgresContext(url: string, options: { now: () => number;
 export function tell(context: PostgresContext, change: StoreChange): void {
   for (const listener of context.listeners) listener(change);
 }
+
+/** The context behind each PostgreSQL service store, so that a response store can share its pool. */
+const contexts = new WeakMap<object, PostgresContext>();
+
+/** @internal */
+export function rememberPostgresContext<T extends object>(store: T, context: PostgresContext): T {
+  contexts.set(store, context);
+  return store;
+}
+
+/** The context of a store made by `createPostgresStore`, or undefined. @internal */
+export const postgresContextOf = (store: object): PostgresContext | undefined => contexts.get(store);

@@ -1,7 +1,7 @@
 import type { ServiceStore } from '../service-store/index.js';
 import { createPostgresAuditLog } from './audit.js';
 import { createPostgresChangeFeed } from './changes.js';
-import { createPostgresContext } from './context.js';
+import { createPostgresContext, rememberPostgresContext } from './context.js';
 import { createPostgresDailyQuota } from './daily-quota.js';
 import { createPostgresKeys } from './keys.js';
 import { createPostgresOrganisations } from './organisations.js';
@@ -31,7 +31,7 @@ export type PostgresKeyStoreOptions = PostgresStoreOptions;
 export function createPostgresStore(url: string, options: PostgresStoreOptions = {}): ServiceStore {
   const context = createPostgresContext(url, { now: options.now ?? Date.now, maxConnections: options.maxConnections ?? 10 });
   const changes = createPostgresChangeFeed(context, options.onListenerStateChange);
-  return {
+  return rememberPostgresContext({
     migrate: context.runMigrations,
     async ping() {
       await context.query(context.statements.ping);
@@ -48,7 +48,7 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
     ...createPostgresAuditLog(context),
     ...createPostgresDailyQuota(context),
     subscribe: changes.subscribe,
-  };
+  }, context);
 }
 
 /**

@@ -120,4 +120,30 @@ export const postgresMigrations: readonly string[] = [
   // sooner, never later (decisions §9).
   `ALTER TABLE api_keys ADD COLUMN rotated_at bigint;
    ALTER TABLE api_keys ADD COLUMN replaced_by text;`,
+
+  // Usage rows say which API they came through; the rows before it were all chat completions.
+  `ALTER TABLE usage ADD COLUMN api text NOT NULL DEFAULT 'chat.completions' CHECK (api IN ('chat.completions', 'responses'));`,
+
+  // The Responses API's stored responses (decisions §10): the response as last written, and
+  // its input and output items, found by id for `item_reference` (the latest response
+  // holding an id wins). Deleting a response deletes its items; expired rows are purged.
+  `CREATE TABLE responses (
+     id text PRIMARY KEY,
+     owner text NOT NULL,
+     response text NOT NULL,
+     previous_response_id text,
+     created_at bigint NOT NULL,
+     expires_at bigint NOT NULL
+   );
+   CREATE INDEX responses_by_expiry ON responses (expires_at);
+   CREATE TABLE response_items (
+     response_id text NOT NULL REFERENCES responses (id) ON DELETE CASCADE,
+     kind text NOT NULL CHECK (kind IN ('input', 'output')),
+     position integer NOT NULL,
+     id text NOT NULL,
+     owner text NOT NULL,
+     item text NOT NULL,
+     PRIMARY KEY (response_id, kind, position)
+   );
+   CREATE INDEX response_items_by_id ON response_items (owner, id);`,
 ];

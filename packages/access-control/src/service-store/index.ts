@@ -8,7 +8,7 @@ import type { UsageLedgerStore } from './usage-ledger.js';
 
 export type { Organisation, OrganisationChange, OrganisationStore } from './organisations.js';
 export type { ApiKeyRecord, ApiKeyStore, KeyChange, KeyRotation, NewApiKeyRecord, ResolvedApiKey } from './keys.js';
-export type { DailyUsageFilter, DailyUsageRow, UsageLedgerStore, UsageRecord, UsageSummaryRow } from './usage-ledger.js';
+export type { DailyUsageFilter, DailyUsageRow, UsageApi, UsageLedgerStore, UsageRecord, UsageSummaryRow } from './usage-ledger.js';
 export type { AuditEntry, AuditLogStore } from './audit.js';
 export { maxAuditEntries } from './audit.js';
 export type { DailyQuotaStore, DailyReservation } from './daily-quota.js';

@@ -1,6 +1,9 @@
 // The usage ledger: one row per admitted request, written while it runs and when it ends.
 import type { ApiKeyKind } from '@quantum-chat/core';
 
+/** The API a usage row came through: chat completions or the Responses API. */
+export type UsageApi = 'chat.completions' | 'responses';
+
 /**
  * One admitted request in the usage ledger. Written while it runs (a progress count,
  * `settled: false`) and once more when it ends (`settled: true`); every write is an upsert
@@ -24,6 +27,8 @@ export interface UsageRecord {
   cachedPromptTokens?: number;
   /** The HTTP status answered (200 also for a stream that failed mid-way). */
   status: number;
+  /** The API it came through; `chat.completions` when absent (and for rows older than the column). Stores always read it back. */
+  api?: UsageApi;
   /** The request ended by a client disconnect, an error or a crash of its instance. */
   interrupted: boolean;
   /** False while the request runs: the counts are what it had produced at the last write. */

@@ -69,6 +69,7 @@ export function usageFromRow(row: Row): UsageRecord {
     promptTokens: Number(row.prompt_tokens),
     completionTokens: Number(row.completion_tokens),
     status: Number(row.status),
+    api: row.api === 'responses' ? 'responses' : 'chat.completions',
     interrupted: flag(row.interrupted),
     settled: flag(row.settled),
     timestamp: Number(row.created_at),
@@ -87,18 +88,18 @@ export function usageToValues(record: UsageRecord, updatedAt: number, toFlag: (v
     record.usageId, record.requestId, record.keyId, record.organisation, record.model, record.promptTokens, record.completionTokens,
     record.status, toFlag(record.interrupted), toFlag(record.settled), toFlag(record.abandoned ?? false),
     record.daily?.bucket ?? null, record.daily?.day ?? null, record.daily?.charged ?? 0, record.timestamp, updatedAt,
-    record.cachedPromptTokens ?? null,
+    record.cachedPromptTokens ?? null, record.api ?? 'chat.completions',
   ];
 }
 
 /** @internal */
 export const usageColumns = [
   'usage_id', 'request_id', 'key_id', 'organisation', 'model', 'prompt_tokens', 'completion_tokens', 'status', 'interrupted',
-  'settled', 'abandoned', 'daily_bucket', 'daily_day', 'daily_charged', 'created_at', 'updated_at', 'cached_prompt_tokens',
+  'settled', 'abandoned', 'daily_bucket', 'daily_day', 'daily_charged', 'created_at', 'updated_at', 'cached_prompt_tokens', 'api',
 ] as const;
 
 /** The columns an upsert of a usage row may change. @internal */
-export const usageUpdatedColumns = ['prompt_tokens', 'completion_tokens', 'status', 'interrupted', 'settled', 'abandoned', 'updated_at', 'cached_prompt_tokens'] as const;
+export const usageUpdatedColumns = ['prompt_tokens', 'completion_tokens', 'status', 'interrupted', 'settled', 'abandoned', 'updated_at', 'cached_prompt_tokens', 'api'] as const;
 
 /** @internal */
 export function summaryFromRow(row: Row): UsageSummaryRow {

@@ -10,18 +10,22 @@ export interface SqlDialect {
   placeholder(index: number): string;
   /** An aggregate counting the rows where `condition` (a boolean or 0/1 column) holds. */
   countWhere(condition: string): string;
+  /** The strings of a JSON array parameter as rows of one column, `value`: one statement text whatever the array's length. */
+  jsonTextElements(parameter: string): string;
 }
 
 /** @internal */
 export const sqliteDialect: SqlDialect = {
   placeholder: () => '?',
   countWhere: (condition) => `sum(${condition})`,
+  jsonTextElements: (parameter) => `SELECT value FROM json_each(${parameter})`,
 };
 
 /** @internal */
 export const postgresDialect: SqlDialect = {
   placeholder: (index) => `$${index}`,
   countWhere: (condition) => `count(*) FILTER (WHERE ${condition})`,
+  jsonTextElements: (parameter) => `SELECT json_array_elements_text(${parameter}::text::json) AS value`,
 };
 
 const placeholders = (dialect: SqlDialect, count: number, from = 1) => Array.from({ length: count }, (_, index) => dialect.placeholder(from + index)).join(', ');

@@ -31,3 +31,15 @@ export function createSqliteContext(executor: SqliteExecutor, now: () => number)
 export function tell(context: SqliteContext, change: StoreChange): void {
   for (const listener of context.listeners) listener(change);
 }
+
+/** The context behind each SQLite service store, so that a response store can share its worker. */
+const contexts = new WeakMap<object, SqliteContext>();
+
+/** @internal */
+export function rememberSqliteContext<T extends object>(store: T, context: SqliteContext): T {
+  contexts.set(store, context);
+  return store;
+}
+
+/** The context of a store made by `createSqliteStore`, or undefined. @internal */
+export const sqliteContextOf = (store: object): SqliteContext | undefined => contexts.get(store);

@@ -2,7 +2,7 @@ import type { ServiceStore } from '../service-store/index.js';
 import { startSqliteExecutor } from '../sqlite-executor.js';
 import { createSqliteAuditLog } from './audit.js';
 import { createSqliteChangeFeed } from './changes.js';
-import { createSqliteContext } from './context.js';
+import { createSqliteContext, rememberSqliteContext } from './context.js';
 import { createSqliteDailyQuota } from './daily-quota.js';
 import { createSqliteKeys } from './keys.js';
 import { sqliteMigrations } from './migrations.js';
@@ -33,7 +33,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   const executor = startSqliteExecutor(path, sqliteMigrations);
   const context = createSqliteContext(executor, options.now ?? Date.now);
   const changes = createSqliteChangeFeed(context, options.changePollMs ?? 100);
-  return {
+  return rememberSqliteContext({
     migrate: () => executor.migrate(),
     async ping() {
       await context.one(context.statements.ping);
@@ -50,7 +50,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     ...createSqliteAuditLog(context),
     ...createSqliteDailyQuota(context),
     subscribe: changes.subscribe,
-  };
+  }, context);
 }
 
 /**

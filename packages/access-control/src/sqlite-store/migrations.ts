@@ -124,4 +124,30 @@ export const sqliteMigrations: readonly string[] = [
   // sooner, never later (decisions §9).
   `ALTER TABLE api_keys ADD COLUMN rotated_at INTEGER;
    ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;`,
+
+  // Usage rows say which API they came through; the rows before it were all chat completions.
+  `ALTER TABLE usage ADD COLUMN api TEXT NOT NULL DEFAULT 'chat.completions' CHECK (api IN ('chat.completions', 'responses'));`,
+
+  // The Responses API's stored responses (decisions §10): the response as last written, and
+  // its input and output items, found by id for `item_reference` (the latest response
+  // holding an id wins). Deleting a response deletes its items; expired rows are purged.
+  `CREATE TABLE responses (
+     id TEXT PRIMARY KEY,
+     owner TEXT NOT NULL,
+     response TEXT NOT NULL,
+     previous_response_id TEXT,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX responses_by_expiry ON responses (expires_at);
+   CREATE TABLE response_items (
+     response_id TEXT NOT NULL REFERENCES responses (id) ON DELETE CASCADE,
+     kind TEXT NOT NULL CHECK (kind IN ('input', 'output')),
+     position INTEGER NOT NULL,
+     id TEXT NOT NULL,
+     owner TEXT NOT NULL,
+     item TEXT NOT NULL,
+     PRIMARY KEY (response_id, kind, position)
+   ) STRICT;
+   CREATE INDEX response_items_by_id ON response_items (owner, id);`,
 ];

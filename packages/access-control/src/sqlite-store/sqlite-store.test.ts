@@ -75,4 +75,20 @@ describe('createSqliteStore', () => {
     ]);
     await store.close();
   });
+
+  it('should upgrade a store whose usage rows predate the api column: they read as chat completions', async () => {
+    const path = nextPath();
+    const old = new Database(path);
+    const beforeApi = sqliteMigrations.findIndex((migration) => migration.includes('ADD COLUMN api'));
+    for (const migration of sqliteMigrations.slice(0, beforeApi)) old.exec(migration);
+    old.pragma(`user_version = ${beforeApi}`);
+    old.prepare(`INSERT INTO usage (usage_id, request_id, key_id, organisation, model, prompt_tokens, completion_tokens, status, interrupted, settled, created_at, updated_at)
+      VALUES ('u_old', 'req_old', 'key_1', 'acme', 'quantum-lite', 10, 5, 200, 0, 1, 1000, 1000)`).run();
+    old.close();
+
+    const store = createSqliteStore(path);
+    expect(await store.migrate()).toEqual({ from: beforeApi, to: sqliteMigrations.length });
+    expect((await store.listUsage({ organisation: 'acme' })).map(({ usageId, api }) => [usageId, api])).toEqual([['u_old', 'chat.completions']]);
+    await store.close();
+  });
 });
