@@ -1,4 +1,4 @@
-import type { ChatEngineEvent, EngineUsage } from '@quantum-chat/core';
+import type { ChatEngineEvent, EngineUsage, TokenLogprob } from '@quantum-chat/core';
 import type { WireUsage } from '@quantum-chat/core/dialect';
 import { checkUpstreamUsage } from './check-upstream-usage.js';
 import { withReportedDetails } from './upstream-usage-details.js';
@@ -25,6 +25,9 @@ export interface AnswerRelayOptions {
 
 /** What a tool call costs of the relay budget beside its name and arguments (its markers upstream). */
 const toolCallCharacters = 32;
+
+/** What one token's log probabilities cost of the budget: one token of our own count. */
+const logprobCharacters = 4;
 
 /** `text` cut to `length` units, never between the two halves of a surrogate pair. */
 function clipText(text: string, length: number): string {
@@ -74,11 +77,6 @@ export class AnswerRelay {
     return this.#isCut;
   }
 
-  /** Characters the budget still allows. */
-  get budgetLeft(): number {
-    return this.#budget;
-  }
-
   /** Tool calls announced (named) so far. */
   get toolCalls(): number {
     return this.#announced.size;
@@ -124,6 +122,13 @@ export class AnswerRelay {
     const event: ContentEvent = { type: 'content', text };
     this.#events.push(event);
     return event;
+  }
+
+  /** Charges the log probabilities of `all` tokens (each one token of ours); returns those the budget affords. */
+  logprobs(all: TokenLogprob[]): TokenLogprob[] {
+    const affordable = Math.min(all.length, Math.floor(this.#budget / logprobCharacters));
+    this.spend(all.length * logprobCharacters);
+    return affordable === all.length ? all : all.slice(0, affordable);
   }
 
   /**

@@ -27,9 +27,6 @@ export interface UpstreamChunkMapper {
   cut(): boolean;
 }
 
-/** What one token's log probabilities cost of the relay budget: one token of our own count. */
-const logprobCharacters = 4;
-
 /** Only this much of an upstream's message goes into ours. */
 const maxMessageLength = 500;
 
@@ -71,10 +68,7 @@ export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): 
       chunkContent = event;
     },
     logprobs(all) {
-      // Each entry is one token of the upstream's: charged as one of ours.
-      const affordable = Math.min(all.length, Math.floor(relay.budgetLeft / logprobCharacters));
-      const entries = affordable === all.length ? all : all.slice(0, affordable);
-      relay.spend(all.length * logprobCharacters);
+      const entries = relay.logprobs(all);
       if (entries.length === 0) return;
       const target = chunkContent;
       if (target === undefined) heldLogprobs = heldLogprobs === undefined ? entries : [...heldLogprobs, ...entries];
