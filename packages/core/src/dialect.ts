@@ -22,14 +22,11 @@ export type { WireError } from './dialect/read-error-payload.js';
 /** The rule a tool name follows on the wire (decisions §2), for checks made without zod. */
 export { toolNamePattern } from './schemas/tool-name-pattern.js';
 
-/**
- * The Responses API's stream (decisions §10): one event's JSON typed, a reader of a stream's
- * bytes, the accumulator of its final `Response`, and the whole stream read into it.
- */
+/** The Responses API's streams (decisions §10): the event reader and the accumulator of the final `Response`. */
 export { createResponseEventReader, parseResponseEvent, readResponseStream } from './dialect/responses/read-response-events.js';
 export type { ResponseEventReader } from './dialect/responses/read-response-events.js';
 export { ResponseAccumulator, ResponseStreamFailedError, ResponseStreamProtocolError } from './dialect/responses/accumulate-response.js';
-export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
 export type { ResponseObject, ResponseOutputItem, ResponseUsage } from './schemas/responses/response-object.js';
+export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
 /** Token log probabilities read off the wire (`{content: [...]}`), odd entries left out. */
 export { readTokenLogprobs } from './dialect/read-token-logprobs.js';

@@ -48,14 +48,3 @@ export { randomBase62 } from './ids.js';
  */
 export { createStreamFrameEncoder } from './wire/stream-frame-encoder.js';
 export type { StreamEnvelope, StreamFormat } from './wire/stream-frame-encoder.js';
-
-/**
- * The Responses stream encoder and what it is built from (a validated request's shell, ids),
- * for a host or a stand-in server that writes Responses events itself; the benchmarks measure
- * the handler's very encoder through here.
- */
-export { createResponseEventEncoder } from './wire/responses/response-event-encoder.js';
-export type { ResponseEventEncoder, ResponseStreamError } from './wire/responses/response-event-encoder.js';
-export { createResponseShell } from './run/responses/response-shell.js';
-export { validateCreateResponse } from './request/responses/validate-create-response.js';
-export { createSequentialResponseIdGenerator, generateRandomResponseId } from './run/responses/response-ids.js';

@@ -6,7 +6,8 @@
 import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
 import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
-import { createResponseEventEncoder, createResponseShell, createStreamFrameEncoder, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/host';
+import { createStreamFrameEncoder } from '@quantum-chat/core/host';
+import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
 import { createParser } from 'eventsource-parser';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders, streamRequestBody } from '../lib/fixtures.mjs';

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatEngineEvent } from '@quantum-chat/core';
-import { createResponseEventEncoder, createResponseShell, createSequentialResponseIdGenerator, validateCreateResponse, type ResponseStreamError } from '@quantum-chat/core/host';
+import { createResponseEventEncoder, createResponseShell, createSequentialResponseIdGenerator, validateCreateResponse, type ResponseStreamError } from '@quantum-chat/core/responses';
 import { writeRepeated } from './hostile-upstream.js';
 import { pause, sseHeaders, startUpstreamServer, type UpstreamRequestRecord, type UpstreamServer } from './start-upstream-server.js';
 
