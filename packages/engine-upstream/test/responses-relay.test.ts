@@ -179,7 +179,7 @@ describe("an upstream deployment with api: 'responses'", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('should serve a chat completion through our handler from a Responses deployment, JSON and stream', async () => {
+  it('should serve chat completions and Responses requests through our handler from a Responses deployment, JSON and stream', async () => {
     const upstream = await responsesUpstream(() => ({ kind: 'stream', events: [{ type: 'content', text: 'Hi from Responses' }, finish('stop')] }));
     const engine = createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'm', api: 'responses' });
     const front = await startFrontServer('fastify', { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine }) });
@@ -191,6 +191,16 @@ describe("an upstream deployment with api: 'responses'", () => {
       const body = await stream.text();
       expect(body).toContain('"content":"Hi from Responses"');
       expect(body).toContain('data: [DONE]');
+      // And our own Responses API, JSON and stream, on the same deployment.
+      const post = (body: Record<string, unknown>) =>
+        fetch(`${front.baseUrl}/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify(body) });
+      const response = (await (await post({ model: 'quantum-flash', input: 'Hi' })).json()) as { status: string; output: { type: string; content: { text: string }[] }[] };
+      expect(response.status).toBe('completed');
+      expect(response.output.find((item) => item.type === 'message')?.content[0]?.text).toBe('Hi from Responses');
+      const events = await (await post({ model: 'quantum-flash', input: 'Hi', stream: true })).text();
+      expect(events).toContain('"delta":"Hi from Responses"');
+      expect(events).toContain('event: response.completed');
+      expect(upstream.requests.map((record) => record.url)).toEqual(['/v1/responses', '/v1/responses', '/v1/responses', '/v1/responses']);
     } finally {
       await front.close();
     }
