@@ -11,6 +11,7 @@ import { startLoad } from './lib/servers.mjs';
 import { runCpuGroup } from './suites/cpu-suite.mjs';
 import { runJsonSuite, runStreamingSuite } from './suites/http-suites.mjs';
 import { runReadySuite } from './suites/ready-suite.mjs';
+import { runResponsesSuite } from './suites/responses-suite.mjs';
 import { runGroupCommitSuite } from './suites/group-commit-suite.mjs';
 import { runIdleSuite } from './suites/idle-suite.mjs';
 import { runRelaySuite } from './suites/relay-suite.mjs';
@@ -65,6 +66,7 @@ try {
   await suite('idle', () => runIdleSuite({ load, quick, log }));
   await suite('relay', () => runRelaySuite({ load, protocol, quick, log }));
   await suite('ready', () => runReadySuite({ load, protocol, log }));
+  await suite('responses', () => runResponsesSuite({ load, protocol, log }));
   await suite('groupCommit', () => runGroupCommitSuite({ load, protocol, log }));
   await suite('resumable', () => runResumableSuite({ quick, log }));
 } finally {

@@ -25,6 +25,8 @@ const upstreamBaseUrl = z.url({
   error: (issue) => (issue.input === undefined ? 'required' : 'expected an http(s) URL such as http://127.0.0.1:11434/v1'),
 });
 const apiKeyEnv = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
+/** The API a server is sent requests on: `chat` (`/chat/completions`, the default) or `responses` (`/responses`: vLLM, Ollama). */
+const upstreamApi = z.enum(['chat', 'responses']);
 
 /** One server (replica) of an upstream model. */
 const upstreamDeploymentConfigSchema = z.strictObject({
@@ -35,6 +37,7 @@ const upstreamDeploymentConfigSchema = z.strictObject({
   weight: z.number().positive().max(1000).optional(),
   /** The most requests it serves at once (unlimited by default). */
   maxConcurrency: z.int().min(1).optional(),
+  api: upstreamApi.optional(),
 });
 
 /** A model answered by an OpenAI-compatible server (or several replicas): Ollama, vLLM, llama.cpp, OpenAI, DeepSeek. */
@@ -64,7 +67,9 @@ const upstreamModelConfigSchema = z
     model: z.string().min(1).optional(),
     /** Name of the environment variable that holds the upstream API key (never the key itself). */
     apiKeyEnv: apiKeyEnv.optional(),
-    /** Several replicas instead of `baseUrl`/`model`/`apiKeyEnv`: the least busy healthy one answers. */
+    /** The API the server of `baseUrl` is sent requests on; with `deployments`, each says its own. */
+    api: upstreamApi.optional(),
+    /** Several replicas instead of `baseUrl`/`model`/`apiKeyEnv`/`api`: the least busy healthy one answers. */
     deployments: z.array(upstreamDeploymentConfigSchema).min(1).max(64).optional(),
     connectTimeoutMs: positiveMilliseconds.optional(),
     firstTokenTimeoutMs: positiveMilliseconds.optional(),
@@ -93,8 +98,8 @@ const upstreamModelConfigSchema = z
   .superRefine(
     (model, context) => {
       if (model.deployments !== undefined) {
-        for (const field of ['baseUrl', 'model', 'apiKeyEnv'] as const) {
-          if (model[field] !== undefined) context.addIssue({ code: 'custom', path: [field], message: 'give deployments or baseUrl/model/apiKeyEnv, not both' });
+        for (const field of ['baseUrl', 'model', 'apiKeyEnv', 'api'] as const) {
+          if (model[field] !== undefined) context.addIssue({ code: 'custom', path: [field], message: 'give deployments or baseUrl/model/apiKeyEnv/api, not both' });
         }
         return;
       }

@@ -188,10 +188,21 @@ describe('parseConfigFile', () => {
     const mixed = loadError(() =>
       parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', baseUrl: 'http://10.0.0.7:8000/v1', deployments: [{ baseUrl: 'nope', model: 'm', weight: 0 }] } } }),
     );
-    expect(mixed.message).toContain('models["quantum-flash"].baseUrl: give deployments or baseUrl/model/apiKeyEnv, not both');
+    expect(mixed.message).toContain('models["quantum-flash"].baseUrl: give deployments or baseUrl/model/apiKeyEnv/api, not both');
     expect(mixed.message).toContain('models["quantum-flash"].deployments[0].baseUrl: expected an http(s) URL');
     expect(mixed.message).toContain('models["quantum-flash"].deployments[0].weight: ');
     expect(() => parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', deployments: [] } } })).toThrow(ConfigError);
+  });
+
+  it("should accept api 'responses' on an upstream model and on each deployment, and refuse another API", () => {
+    const single = parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2', api: 'responses' } } });
+    expect(single.models?.['quantum-flash']).toMatchObject({ api: 'responses' });
+    const several = parseConfigFile({
+      models: { 'quantum-flash': { engine: 'upstream', deployments: [{ baseUrl: 'http://10.0.0.7:8000/v1', model: 'Qwen/Qwen3-8B', api: 'responses' }, { baseUrl: 'http://10.0.0.8:8000/v1', model: 'Qwen/Qwen3-8B', api: 'chat' }] } },
+    });
+    expect(several.models?.['quantum-flash']).toMatchObject({ deployments: [{ api: 'responses' }, { api: 'chat' }] });
+    const wrong = loadError(() => parseConfigFile({ models: { 'quantum-flash': { engine: 'upstream', baseUrl: 'http://127.0.0.1:11434/v1', model: 'm', api: 'completions' } } }));
+    expect(wrong.message).toContain('models["quantum-flash"].api');
   });
 
   it('should accept an upstream model\'s limits, and refuse an unknown or too small one', () => {

@@ -41,7 +41,7 @@ function readApiKey(env: Readonly<Record<string, string | undefined>>, variable:
 
 /** The engine's servers: the replicas of `deployments`, or the one of `baseUrl` and `model`. */
 function deploymentsOf(modelId: string, model: UpstreamModelConfig, env: Readonly<Record<string, string | undefined>>): UpstreamDeployment[] {
-  const configured = model.deployments ?? [{ baseUrl: model.baseUrl!, model: model.model!, apiKeyEnv: model.apiKeyEnv }];
+  const configured = model.deployments ?? [{ baseUrl: model.baseUrl!, model: model.model!, apiKeyEnv: model.apiKeyEnv, api: model.api }];
   return configured.map((deployment, index) => {
     const where = model.deployments === undefined ? `models["${modelId}"]` : `models["${modelId}"].deployments[${index}]`;
     const apiKey = readApiKey(env, deployment.apiKeyEnv, where);
@@ -53,6 +53,7 @@ function deploymentsOf(modelId: string, model: UpstreamModelConfig, env: Readonl
       ...(apiKey !== undefined ? { apiKey } : {}),
       ...(weight !== undefined ? { weight } : {}),
       ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+      ...(deployment.api !== undefined ? { api: deployment.api } : {}),
     };
   });
 }
@@ -79,8 +80,9 @@ function createUpstreamFromConfig(
 
 /** The startup log's line of an upstream model. */
 function describeUpstream(model: UpstreamModelConfig): string {
-  if (model.deployments === undefined) return `upstream ${model.model} at ${model.baseUrl}`;
-  return `upstream, ${model.deployments.length} deployments: ${model.deployments.map((deployment) => `${deployment.model} at ${deployment.baseUrl}`).join(', ')}`;
+  const on = (api: string | undefined) => (api === 'responses' ? ' (Responses API)' : '');
+  if (model.deployments === undefined) return `upstream ${model.model} at ${model.baseUrl}${on(model.api)}`;
+  return `upstream, ${model.deployments.length} deployments: ${model.deployments.map((deployment) => `${deployment.model} at ${deployment.baseUrl}${on(deployment.api)}`).join(', ')}`;
 }
 
 /** What the server hands every upstream engine: the tracing hook, when traces are on, and the log of replaced usage. */

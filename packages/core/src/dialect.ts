@@ -26,5 +26,7 @@ export { toolNamePattern } from './schemas/tool-name-pattern.js';
 export { createResponseEventReader, parseResponseEvent, readResponseStream } from './dialect/responses/read-response-events.js';
 export type { ResponseEventReader } from './dialect/responses/read-response-events.js';
 export { ResponseAccumulator, ResponseStreamFailedError, ResponseStreamProtocolError } from './dialect/responses/accumulate-response.js';
-export type { ResponseObject, ResponseOutputItem } from './schemas/responses/response-object.js';
+export type { ResponseObject, ResponseOutputItem, ResponseUsage } from './schemas/responses/response-object.js';
 export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
+/** Token log probabilities read off the wire (`{content: [...]}`), odd entries left out. */
+export { readTokenLogprobs } from './dialect/read-token-logprobs.js';

@@ -22,11 +22,18 @@ import { fetchTransport, undiciTransport } from './upstream-transport.js';
 function readDeployments(options: UpstreamEngineOptions): readonly UpstreamDeployment[] {
   if (options.deployments !== undefined) {
     if (options.deployments.length === 0) throw new TypeError('createUpstreamEngine: `deployments` is empty.');
-    if (options.baseUrl !== undefined || options.model !== undefined) throw new TypeError('createUpstreamEngine: give `deployments` or `baseUrl` and `model`, not both.');
+    if (options.baseUrl !== undefined || options.model !== undefined || options.api !== undefined) throw new TypeError('createUpstreamEngine: give `deployments` or `baseUrl`, `model` and `api`, not both.');
     return options.deployments;
   }
   if (options.baseUrl === undefined || options.model === undefined) throw new TypeError('createUpstreamEngine needs `baseUrl` and `model` (or `deployments`).');
-  return [{ baseUrl: options.baseUrl, model: options.model, ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}) }];
+  return [
+    {
+      baseUrl: options.baseUrl,
+      model: options.model,
+      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+      ...(options.api !== undefined ? { api: options.api } : {}),
+    },
+  ];
 }
 
 /** The client's 4xx faults say nothing of a deployment's health; everything else before our client's answer does. */
@@ -82,10 +89,12 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     dispatcher = new Agent({ connect: { timeout: options.connectTimeoutMs ?? defaultConnectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0 });
   }
   const targets: Target[] = readDeployments(options).map((deployment) => {
-    const url = `${deployment.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    const api = deployment.api ?? 'chat';
+    if (api !== 'chat' && api !== 'responses') throw new TypeError(`createUpstreamEngine: \`api\` must be 'chat' or 'responses', not ${JSON.stringify(api)}.`);
+    const url = `${deployment.baseUrl.replace(/\/+$/, '')}/${api === 'responses' ? 'responses' : 'chat/completions'}`;
     const send =
       options.fetch !== undefined ? fetchTransport(url, options.fetch as Parameters<typeof fetchTransport>[1], dispatcher) : undiciTransport(url, dispatcher!);
-    return { ...deployment, url, send };
+    return { ...deployment, api, url, send };
   });
   const pool = createDeploymentPool(targets, options.circuitBreaker !== undefined ? { breaker: options.circuitBreaker } : {});
   const maxAttempts = Math.max(1, Math.min(retry.maxAttempts ?? 3, targets.length));

@@ -2,7 +2,7 @@
 
 /** The engine and its options. */
 export { createUpstreamEngine } from './create-upstream-engine.js';
-export type { UpstreamDeployment, UpstreamEngineOptions, UpstreamReasoningMode, UpstreamRequestStart, UpstreamRequestEnd, UpstreamRequestWatcher, UsageReplacement } from './upstream-engine-options.js';
+export type { UpstreamApi, UpstreamDeployment, UpstreamEngineOptions, UpstreamReasoningMode, UpstreamRequestStart, UpstreamRequestEnd, UpstreamRequestWatcher, UsageReplacement } from './upstream-engine-options.js';
 export { defaultConnectTimeoutMs, defaultFirstTokenTimeoutMs, defaultIdleTimeoutMs } from './upstream-engine-options.js';
 
 export type { RetryOptions } from './retry-delay.js';

@@ -7,7 +7,10 @@ import { readCappedText } from './read-capped-body.js';
 import { readUpstreamEvents } from './read-upstream-events.js';
 import { relayBudgetCharacters } from './relay-budget.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
+import { createUpstreamResponsesMapper } from './upstream-responses-mapper.js';
+import { toUpstreamResponsesBody } from './upstream-responses-body.js';
 import type {
+  UpstreamApi,
   UpstreamDeployment,
   UpstreamEngineOptions,
   UpstreamReasoningMode,
@@ -23,6 +26,7 @@ import type { SendUpstream } from './upstream-transport.js';
 
 /** A deployment with its own endpoint and transport. */
 export interface Target extends UpstreamDeployment {
+  api: UpstreamApi;
   url: string;
   send: SendUpstream;
 }
@@ -55,7 +59,7 @@ export class UpstreamAttempt {
   /** An event went to our caller: from then on a failure is final. */
   yielded = false;
   #finish: Extract<ChatEngineEvent, { type: 'finish' }> | undefined;
-  /** `[DONE]` arrived: the answer is complete. */
+  /** `[DONE]` (or a Responses stream's terminal event) arrived: the answer is complete. */
   #done = false;
   #responded = false;
   readonly #settings: AttemptSettings;
@@ -76,7 +80,8 @@ export class UpstreamAttempt {
     this.#forwardAbort = () => this.#upstream.abort(context.signal.reason);
     context.signal.addEventListener('abort', this.#forwardAbort, { once: true });
     this.#deadline = createDeadline(this.#upstream);
-    this.#mapper = createUpstreamChunkMapper({
+    // The same bounds whichever API the deployment speaks: only the reading of its wire differs.
+    this.#mapper = (target.api === 'responses' ? createUpstreamResponsesMapper : createUpstreamChunkMapper)({
       showReasoning: settings.reasoningMode === 'keep' || (settings.reasoningMode === 'auto' && request.reasoning),
       countTokens: countApproximateTokens,
       countPromptTokens: countPrompt,
@@ -103,7 +108,7 @@ export class UpstreamAttempt {
     const { limits, passThrough } = this.#settings;
     const response = await target.send({
       headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...this.#headers } : this.#headers,
-      body: JSON.stringify(toUpstreamRequestBody(this.#request, target.model, passThrough)),
+      body: JSON.stringify((target.api === 'responses' ? toUpstreamResponsesBody : toUpstreamRequestBody)(this.#request, target.model, passThrough)),
       signal: this.#upstream.signal,
     });
     this.#responded = true;

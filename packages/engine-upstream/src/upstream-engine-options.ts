@@ -7,6 +7,14 @@ import type { UpstreamLimits } from './upstream-limits.js';
 /** How reasoning is treated: see {@link UpstreamEngineOptions.reasoning}. */
 export type UpstreamReasoningMode = 'auto' | 'keep' | 'drop';
 
+/**
+ * Which API of the server the engine speaks: `chat` (`POST {baseUrl}/chat/completions`, every
+ * OpenAI-compatible server) or `responses` (`POST {baseUrl}/responses`, for a runtime that
+ * serves the Responses API: vLLM, Ollama, OpenAI). Either way the engine serves our chat
+ * completions and Responses requests alike.
+ */
+export type UpstreamApi = 'chat' | 'responses';
+
 /** One server (replica) that serves the model: see {@link UpstreamEngineOptions.deployments}. */
 export interface UpstreamDeployment {
   /** The OpenAI-compatible base URL, up to and including the version: `http://10.0.0.7:8000/v1`. */
@@ -21,6 +29,8 @@ export interface UpstreamDeployment {
   weight?: number;
   /** The most requests it serves at once; unlimited by default. */
   maxConcurrency?: number;
+  /** The API it is sent requests on; `chat` by default (see {@link UpstreamApi}). */
+  api?: UpstreamApi;
 }
 
 /** Options of {@link createUpstreamEngine}: one server (`baseUrl`, `model`, `apiKey`) or several (`deployments`). */
@@ -31,6 +41,8 @@ export interface UpstreamEngineOptions {
   model?: string;
   /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
+  /** The API the server of `baseUrl` is sent requests on; `chat` by default (see {@link UpstreamApi}). With `deployments`, each says its own. */
+  api?: UpstreamApi;
   /**
    * Several servers (replicas) of the model, instead of `baseUrl` and `model`. Each request goes
    * to the least busy one (fewest requests in flight per unit of `weight`) that is not taken
@@ -107,7 +119,7 @@ export interface UsageReplacement {
 
 /** An upstream request about to be sent. */
 export interface UpstreamRequestStart {
-  /** The upstream `/chat/completions` URL. */
+  /** The upstream URL: `{baseUrl}/chat/completions`, or `{baseUrl}/responses` for a deployment with `api: 'responses'`. */
   url: string;
   /** The upstream's model name. */
   model: string;

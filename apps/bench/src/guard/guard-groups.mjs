@@ -7,6 +7,7 @@ import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
 import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createStreamFrameEncoder } from '@quantum-chat/core/host';
+import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
 import { createParser } from 'eventsource-parser';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders, streamRequestBody } from '../lib/fixtures.mjs';
@@ -238,6 +239,71 @@ const groups = {
       },
     });
   },
+};
+
+groups.responsesDelta = async function responsesDeltaGroup() {
+  // The Responses event encoder per text delta against the chat frame encoder per content chunk
+  // (issue 25: within 1.5×), in the steady state of a long stream, as the `encoder` group: what
+  // a stream opens and closes with is in `responsesStream`.
+  const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
+  const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
+  // Both sides get what an engine made: the chat encoder takes the event's text, this one the event.
+  const events = texts.map((text) => ({ type: 'content', text }));
+  const work = 200_000;
+  const request = validateCreateResponse({ model: 'quantum-flash', input: 'Hi', stream: true });
+  const core = () => {
+    const shell = createResponseShell(request, { id: generateRandomResponseId('response'), createdAt: 1_767_225_600, model: request.model });
+    const encoder = createResponseEventEncoder(shell, { generateId: generateRandomResponseId, showReasoning: false, showLogprobs: false });
+    let frames = 0;
+    for (let index = 0; index < work; index++) if (encoder.encode(events[index % events.length]).length > 0) frames++;
+    return frames;
+  };
+  const reference = () => {
+    const encoder = createStreamFrameEncoder('quantum', envelope);
+    let frames = 0;
+    for (let index = 0; index < work; index++) if (encoder.content(events[index % events.length].text).length > 0) frames++;
+    return frames;
+  };
+  return compare({ core, reference, work, check: expectEqual(work) });
+};
+
+groups.responsesStream = async function responsesStreamGroup() {
+  // The Responses event encoder against the chat frame encoder over whole streams of 200 text
+  // deltas each (as handleStream's), opened and finished: a Responses stream also carries the
+  // whole response at its start and repeats its text at its end, as the protocol asks.
+  const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
+  const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
+  // Both sides get what an engine made: the chat encoder takes the event's text, this one the event.
+  const events = texts.map((text) => ({ type: 'content', text }));
+  const deltas = 200;
+  const streams = 1000;
+  const work = deltas * streams;
+  const usage = { promptTokens: 9, completionTokens: deltas, reasoningTokens: 0 };
+  const finish = { type: 'finish', reason: 'stop', usage };
+  const request = validateCreateResponse({ model: 'quantum-flash', input: 'Hi', stream: true });
+  const core = () => {
+    let frames = 0;
+    for (let stream = 0; stream < streams; stream++) {
+      const shell = createResponseShell(request, { id: generateRandomResponseId('response'), createdAt: 1_767_225_600, model: request.model });
+      const encoder = createResponseEventEncoder(shell, { generateId: generateRandomResponseId, showReasoning: false, showLogprobs: false });
+      if (encoder.start().length > 0) frames++;
+      for (let index = 0; index < deltas; index++) if (encoder.encode(events[(stream + index) % events.length]).length > 0) frames++;
+      if (encoder.encode(finish).length > 0) frames++;
+    }
+    return frames;
+  };
+  const wireUsage = { prompt_tokens: 9, completion_tokens: deltas, total_tokens: 9 + deltas };
+  const reference = () => {
+    let frames = 0;
+    for (let stream = 0; stream < streams; stream++) {
+      const encoder = createStreamFrameEncoder('quantum', envelope);
+      frames++;
+      for (let index = 0; index < deltas; index++) if (encoder.content(events[(stream + index) % events.length].text).length > 0) frames++;
+      if (encoder.finish('stop', wireUsage).length > 0) frames++;
+    }
+    return frames;
+  };
+  return compare({ core, reference, work, check: expectEqual(work + 2 * streams) });
 };
 
 const name = process.argv[2];

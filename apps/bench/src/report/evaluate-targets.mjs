@@ -25,6 +25,13 @@ function readyTargets(ready) {
   });
 }
 
+function responsesTargets(responses) {
+  return (responses?.results ?? []).map((item) => {
+    const ratio = item.summary.ratio.cpuUsPerReq;
+    return target(`${item.title}: ≤ ${fixed(item.maxCpuRatio)}× the server CPU per request`, `${fixed(ratio)}× (${fixed(item.summary.candidate.cpuUsPerReq, 0)} vs ${fixed(item.summary.baseline.cpuUsPerReq, 0)} µs)`, ratio <= item.maxCpuRatio);
+  });
+}
+
 function groupCommitTargets(groupCommit) {
   return (groupCommit?.results ?? []).flatMap((item) => {
     const { ratio, difference } = item.summary;
@@ -96,6 +103,7 @@ export function evaluateTargets(results) {
   return [
     ...jsonTargets(results.json),
     ...readyTargets(results.ready),
+    ...responsesTargets(results.responses),
     ...groupCommitTargets(results.groupCommit),
     ...streamingTargets(results.streaming),
     ...idleTargets(results.idle),

@@ -64,6 +64,26 @@ export function readySection(ready, pinning) {
   return ['## Ready server', readyIntro(pinning), ...ready.results.flatMap(readyComparison)];
 }
 
+export function responsesSection(responses) {
+  const intro =
+    'The ready server as in the ready-server rows (fixed engine, SQLite store), one server answering both: a chat completion (baseline) and the same request on the Responses API ' +
+    '(`input` items for the messages, `max_output_tokens`, `store: false`, so nothing more is kept), JSON and streamed, 50 connections (autocannon), measured in alternation. ' +
+    'Issue 25\'s target: a Responses request costs at most 1.2× the server CPU of the chat completion.';
+  const comparison = (item) => [
+    `### ${item.title}`,
+    `Answers of ${item.answerBytes.chat} bytes (chat) and ${item.answerBytes.responses} bytes (Responses); target ≤ ${fixed(item.maxCpuRatio)}× the server CPU per request.`,
+    table(
+      pairedHeader('chat completion', 'Responses'),
+      pairedRows(item.summary, [
+        ['cpuUsPerReq', 'server CPU per request (µs)', integer],
+        ['reqPerSec', 'req/s', integer],
+        ['serverBusy', 'server busy (share of a core)', percent],
+      ]),
+    ),
+  ];
+  return ['## Responses API through the ready server', intro, ...responses.results.flatMap(comparison)];
+}
+
 export function groupCommitSection(groupCommit) {
   const intro =
     'The ready server around the fixed engine, as in the ready-server rows, with `store.usageWrites: "durable"` (an answer is sent only once its usage row is committed; rows finishing together share one transaction) ' +

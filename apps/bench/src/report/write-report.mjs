@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { clientSection, decodingSection, encodingSection, linearitySection } from './cpu-sections.mjs';
 import { evaluateTargets } from './evaluate-targets.mjs';
 import { table, verdict } from './format.mjs';
-import { groupCommitSection, idleSection, jsonSection, readySection, relaySection, streamingSection } from './server-sections.mjs';
+import { groupCommitSection, idleSection, jsonSection, readySection, relaySection, responsesSection, streamingSection } from './server-sections.mjs';
 
 /** The benchmark itself keeps about two processes busy; more than one more means other work. */
 function wasShared(machine, loads) {
@@ -76,6 +76,7 @@ function suiteSections({ results, options }) {
   return [
     ...when(results.json, jsonSection),
     ...when(results.ready, (ready) => readySection(ready, options.pinning)),
+    ...when(results.responses, responsesSection),
     ...when(results.groupCommit, groupCommitSection),
     ...when(results.streaming, streamingSection),
     ...when(results.idle, idleSection),

@@ -44,7 +44,7 @@ async function writeFrames(response: ServerResponse, frame: string, mib: number)
 }
 
 /** Writes `block` `times` times, waiting for the socket to drain; stops when the client goes. */
-async function writeRepeated(response: ServerResponse, block: Buffer, times: number): Promise<void> {
+export async function writeRepeated(response: ServerResponse, block: Buffer, times: number): Promise<void> {
   for (let index = 0; index < times; index++) {
     if (response.destroyed || response.writableEnded) return;
     if (!response.write(block)) {

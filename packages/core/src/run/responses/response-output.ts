@@ -10,6 +10,7 @@ import type {
 import type { ResponseState } from './response-shell.js';
 import type { GenerateResponseId } from './response-ids.js';
 import { toResponseUsage } from './response-usage.js';
+import { TextPieces } from './text-pieces.js';
 
 /**
  * What happens to the output as engine events arrive; the stream encoder writes each as its
@@ -44,11 +45,15 @@ const noSink: ResponseOutputSink = { itemAdded: nothing, reasoningDelta: nothing
  * one turn stay open together, as an engine may interleave their fragments.
  */
 export class ResponseOutput {
-  readonly items: ResponseOutputItem[] = [];
+  readonly #items: ResponseOutputItem[] = [];
   readonly #options: ResponseOutputOptions;
   readonly #sink: ResponseOutputSink;
   #reasoning: OutputReasoningItem | undefined = undefined;
   #message: OutputMessageItem | undefined = undefined;
+  /** The text of the open reasoning item and message, and the arguments of each open call, in pieces (see `TextPieces`). */
+  #reasoningText = new TextPieces();
+  #messageText = new TextPieces();
+  readonly #callArguments = new Map<OutputFunctionCallItem, TextPieces>();
   /** Open function calls by the engine's index. */
   #calls = new Map<number, OutputFunctionCallItem>();
   /** Each item's place in `items`. */
@@ -73,6 +78,14 @@ export class ResponseOutput {
         this.#finish = event;
         return this.#closeAll(this.#incompleteReason() === undefined ? 'completed' : 'incomplete');
     }
+  }
+
+  /** The output items so far, the open ones' text as it stands. */
+  get items(): ResponseOutputItem[] {
+    if (this.#reasoning !== undefined) this.#reasoning.summary[0]!.text = this.#reasoningText.text();
+    if (this.#message !== undefined) this.#message.content[0]!.text = this.#messageText.text();
+    for (const [call, pieces] of this.#callArguments) call.arguments = pieces.text();
+    return this.#items;
   }
 
   /** Whether the engine's finish event arrived. */
@@ -117,9 +130,10 @@ export class ResponseOutput {
       this.#reasoning = item;
       opened += this.#open(item);
       item.summary.push({ type: 'summary_text', text: '' });
+      this.#reasoningText = new TextPieces();
     }
-    item.summary[0]!.text += text;
-    return opened + this.#sink.reasoningDelta(item, this.items.length - 1, text);
+    this.#reasoningText.add(text);
+    return opened + this.#sink.reasoningDelta(item, this.#items.length - 1, text);
   }
 
   #addText(text: string, logprobs: readonly TokenLogprob[] | undefined): string {
@@ -131,11 +145,11 @@ export class ResponseOutput {
       this.#message = item;
       opened += this.#open(item);
       item.content.push({ type: 'output_text', text: '', annotations: [], logprobs: [] });
+      this.#messageText = new TextPieces();
     }
-    const part = item.content[0]!;
-    part.text += text;
-    if (logprobs !== undefined) for (const entry of logprobs) part.logprobs.push(entry as ResponseLogprob);
-    return opened + this.#sink.textDelta(item, this.items.length - 1, text, logprobs);
+    this.#messageText.add(text);
+    if (logprobs !== undefined) for (const entry of logprobs) item.content[0]!.logprobs.push(entry as ResponseLogprob);
+    return opened + this.#sink.textDelta(item, this.#items.length - 1, text, logprobs);
   }
 
   #addCallFragment(index: number, name: string | undefined, argumentsDelta: string): string {
@@ -152,17 +166,18 @@ export class ResponseOutput {
         status: 'in_progress',
       };
       this.#calls.set(index, item);
+      this.#callArguments.set(item, new TextPieces());
       opened += this.#open(item);
     }
     if (argumentsDelta === '') return opened;
-    item.arguments += argumentsDelta;
+    this.#callArguments.get(item)!.add(argumentsDelta);
     return opened + this.#sink.argumentsDelta(item, this.#positions.get(item)!, argumentsDelta);
   }
 
   #open(item: ResponseOutputItem): string {
-    this.#positions.set(item, this.items.length);
-    this.items.push(item);
-    return this.#sink.itemAdded(item, this.items.length - 1);
+    this.#positions.set(item, this.#items.length);
+    this.#items.push(item);
+    return this.#sink.itemAdded(item, this.#items.length - 1);
   }
 
   #closeAll(status: 'completed' | 'incomplete'): string {
@@ -170,15 +185,21 @@ export class ResponseOutput {
     const reasoning = this.#reasoning;
     if (reasoning !== undefined) {
       this.#reasoning = undefined;
+      reasoning.summary[0]!.text = this.#reasoningText.text();
       written += this.#close(reasoning, status);
     }
     const message = this.#message;
     if (message !== undefined) {
       this.#message = undefined;
+      message.content[0]!.text = this.#messageText.text();
       written += this.#close(message, status);
     }
     if (this.#calls.size > 0) {
-      for (const call of this.#calls.values()) written += this.#close(call, status);
+      for (const call of this.#calls.values()) {
+        call.arguments = this.#callArguments.get(call)!.text();
+        this.#callArguments.delete(call);
+        written += this.#close(call, status);
+      }
       this.#calls = new Map();
     }
     return written;
