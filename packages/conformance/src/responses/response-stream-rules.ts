@@ -76,7 +76,8 @@ function readFrames(text: string, problems: string[]): ResponseStreamEvent[] {
 /**
  * Reads a whole Responses SSE body and checks it against decisions §10: every frame a named
  * event whose JSON repeats the name as `type`; `sequence_number` 0, 1, 2, …; `response.created`
- * then `response.in_progress` first; each output item added at the next `output_index`, its
+ * then `response.in_progress` first; each output item added at the next `output_index` once the
+ * items before it are done (only a turn's function calls are open together), its
  * events in the order of its type with deltas that add up to the `.done` text, and done before
  * the end; an `error` event only right before `response.failed`; exactly one terminal event
  * (`response.completed`, `.incomplete` or `.failed`), last, whose response has the matching
@@ -116,7 +117,12 @@ export function readResponseStream(text: string): ResponseStreamReading {
       const item = data.item;
       if (data.output_index !== added) fail(`output_index ${JSON.stringify(data.output_index)}, expected ${added}`);
       if (!isObject(item) || typeof item.id !== 'string' || !(String(item.type) in itemEventOrder)) fail('the item needs an id and a type of message, reasoning or function_call');
-      else open.set(item.id, { id: item.id, type: String(item.type), outputIndex: added, step: 0, text: '' });
+      else {
+        // A new kind closes the open item; only the function calls of one turn stay open together.
+        const blocking = [...open.values()].filter((other) => other.type !== 'function_call' || item.type !== 'function_call');
+        if (blocking.length > 0) fail(`a ${String(item.type)} item is added while ${blocking.map((other) => other.id).join(', ')} is open`);
+        open.set(item.id, { id: item.id, type: String(item.type), outputIndex: added, step: 0, text: '' });
+      }
       added++;
       return;
     }
