@@ -58,6 +58,8 @@ export interface ConformanceCase extends Omit<CaseFile, 'request' | 'before'> {
 /** One stream a client must rebuild into `expected`. */
 export interface ClientFixture {
   id: string;
+  /** The wire of the stream: what a reader posts to (`/chat/completions` or `/responses`). */
+  api: CaseApi;
   covers: string[];
   bytes: Uint8Array;
   expected: ExpectedCompletion;
@@ -217,6 +219,7 @@ function loadClientFixture(directory: string, key: string, parts: Map<Suffix, st
   const caseBody = serverCase?.request.body;
   return {
     id: key,
+    api: serverCase?.api ?? 'chat',
     covers: [...(expected.covers ?? [])],
     bytes: new Uint8Array(readFileSync(join(directory, sseFile))),
     expected,
