@@ -101,7 +101,8 @@ const usageSchema = z.strictObject({
 /**
  * One line of `<stem>.engine.jsonl`: exactly a `ChatEngineEvent`, plus `error`, which means
  * "throw a QuantumChatError with this code here", and `hold`, which means "stay silent until
- * the client has seen the first bytes of the response".
+ * the client has seen the first bytes of the response", and `next-call`, which starts the script
+ * of the engine's next call.
  */
 export const replayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('reasoning'), text: z.string() }),
@@ -111,6 +112,8 @@ export const replayEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('error'), code: z.string(), message: z.string().min(1) }),
   /** Not an event: the engine stays silent here until the client has seen the response's first bytes. */
   z.strictObject({ type: z.literal('hold') }),
+  /** Not an event: what follows is the script of the engine's next call (a case whose steps run the engine more than once). */
+  z.strictObject({ type: z.literal('next-call') }),
 ]);
 export type ReplayEvent = z.infer<typeof replayEventSchema>;
 

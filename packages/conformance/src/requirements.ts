@@ -145,6 +145,7 @@ export const requirements = {
   'responses.no-reasoning-for-other-models': server('decisions §10', 'A model that does not show its reasoning has no reasoning item.'),
   'responses.function-call': server('decisions §10', 'A tool call is a function_call item: fc_ id, call_ call_id, name, arguments as a JSON string.'),
   'responses.tool-result-turn': server('decisions §10', 'function_call and function_call_output items sent back as input are one tool turn, answered by the model.'),
+  'responses.previous-response': server('decisions §10', 'previous_response_id continues a stored response: its function_call answered by a function_call_output alone, previous_response_id echoed.'),
   'responses.text-format': server('decisions §10', 'text.format json_schema is accepted and echoed.'),
   'responses.incomplete': server('decisions §10', 'An answer cut by max_output_tokens is status incomplete with incomplete_details.reason "max_output_tokens"; the cut item is incomplete.'),
   'responses.stream-events': server('decisions §10', 'A Responses stream is named events (`event: <type>`) whose JSON repeats the type, with sequence_number 0, 1, 2, …'),
