@@ -151,6 +151,8 @@ export const requirements = {
   'responses.stream-events': server('decisions §10', 'A Responses stream is named events (`event: <type>`) whose JSON repeats the type, with sequence_number 0, 1, 2, …'),
   'responses.stream-order': server('decisions §10', 'response.created, response.in_progress, each item\'s added / part / deltas / done events, output_item.done, then response.completed with the whole response.'),
   'responses.stream-no-done': server('decisions §10', 'A Responses stream ends with its terminal event: no [DONE].'),
+  'responses.stream-resumable': server('decisions §4.7, §10', 'A stored stream goes through the durable stream store: x-quantum-stream-id names the response, `retry: 1000` first and an `id:` on every frame.'),
+  'responses.stream-not-stored': server('decisions §10', 'A stream with store: false is not resumable: no x-quantum-stream-id, no retry or id lines.'),
   'responses.stream-reasoning': server('decisions §10', 'Streamed reasoning is reasoning_summary_part.added, reasoning_summary_text.delta…, .done, reasoning_summary_part.done, before the message item.'),
   'responses.stream-function-call': server('decisions §10', 'A streamed function call is output_item.added, function_call_arguments.delta…, .done with the name, output_item.done.'),
   'responses.stream-incomplete': server('decisions §10', 'A stream cut by max_output_tokens closes its item as incomplete and ends with response.incomplete.'),

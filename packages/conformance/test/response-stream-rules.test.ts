@@ -12,7 +12,8 @@ const frames: Frame[] = text
   .slice(0, -2)
   .split('\n\n')
   .map((frame) => {
-    const [eventLine, dataLine] = frame.split('\n') as [string, string];
+    // Without the resumable stream's retry and id lines: the rules accept both forms.
+    const [eventLine, dataLine] = frame.split('\n').filter((line) => !/^(retry|id): /.test(line)) as [string, string];
     return { name: eventLine.slice('event: '.length), data: JSON.parse(dataLine.slice('data: '.length)) as Record<string, unknown> };
   });
 
@@ -40,6 +41,14 @@ describe('readResponseStream', () => {
       expect(reading.problems, testCase.id).toEqual([]);
       expect(reading.events.at(-1)!.name, testCase.id).toMatch(/^response\.(completed|incomplete)$/);
     }
+  });
+
+  it('should accept the plain frames and the resumable ones, and refuse id lines on some frames only or out of order', () => {
+    expect(text.startsWith('retry: 1000\nid: 1\nevent: response.created\n')).toBe(true);
+    expect(problemsOf(text)).toEqual([]);
+    expect(problemsOf(write(frames))).toEqual([]);
+    expect(problemsOf(text.replace('id: 3\n', '')).join('\n')).toMatch(/frame 2: an id line must be on every frame or on none/);
+    expect(problemsOf(text.replace('id: 3\n', 'id: 2\n')).join('\n')).toMatch(/frame 2: its id 2 does not follow 2/);
   });
 
   it('should refuse a [DONE] after the terminal event', () => {

@@ -42,10 +42,16 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Splits the body into frames (comments skipped), each `event: <name>` then one `data:` line. */
+/**
+ * Splits the body into frames (comments skipped), each `event: <name>` then one `data:` line,
+ * after an `id: <n>` line on every frame or none (ids increasing) and a `retry:` line on the
+ * first: the frames of a resumable stream.
+ */
 function readFrames(text: string, problems: string[]): ResponseStreamEvent[] {
   if (!text.endsWith('\n\n')) problems.push('the body does not end with a complete frame (a blank line)');
   const events: ResponseStreamEvent[] = [];
+  const ids: number[] = [];
+  let withIds: boolean | undefined;
   for (const frame of text.replace(/\n\n$/, '').split('\n\n')) {
     if (frame.startsWith(':')) continue;
     if (frame === 'data: [DONE]' || frame.endsWith('\ndata: [DONE]')) {
@@ -53,6 +59,16 @@ function readFrames(text: string, problems: string[]): ResponseStreamEvent[] {
       continue;
     }
     const lines = frame.split('\n');
+    // A stored stream is resumable: `retry:` on the first frame, and an `id:` on every frame.
+    if (events.length === 0 && /^retry: \d+$/.test(lines[0]!)) lines.shift();
+    const id = /^id: (\d+)$/.exec(lines[0]!)?.[1];
+    if (id !== undefined) lines.shift();
+    withIds ??= id !== undefined;
+    if ((id !== undefined) !== withIds) problems.push(`frame ${events.length}: an id line must be on every frame or on none`);
+    if (id !== undefined) {
+      if (ids.length > 0 && Number(id) <= ids.at(-1)!) problems.push(`frame ${events.length}: its id ${id} does not follow ${ids.at(-1)!}`);
+      ids.push(Number(id));
+    }
     if (lines.length !== 2 || !lines[0]!.startsWith('event: ') || !lines[1]!.startsWith('data: ')) {
       problems.push(`frame ${events.length}: not an "event: <name>" line and one "data: " line: ${JSON.stringify(frame.slice(0, 120))}`);
       continue;
