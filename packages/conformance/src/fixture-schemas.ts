@@ -51,7 +51,7 @@ export const savedNamePattern = /^[a-z][a-zA-Z0-9]*$/;
  * A request sent before the case's own, on the same host (so on the same handler and its
  * stores): what makes a response to read, delete or continue. Its status and listed headers
  * are checked; `save` keeps values of its JSON answer (by dotted path: `id`,
- * `output.0.call_id`) for the `{{name}}`s of later requests.
+ * `output.0.call_id`; of a stream, its last event's JSON) for the `{{name}}`s of later requests.
  */
 const stepSchema = z.strictObject({
   request: caseRequestSchema,

@@ -165,6 +165,7 @@ export const requirements = {
   'responses.store-false-not-found': server('decisions §10', 'A response made with store: false is not kept: GET /responses/{id} is 404 response_not_found.'),
   'responses.retrieve': server('decisions §10', 'GET /responses/{id} answers the stored response whole.'),
   'responses.retrieve-unknown': server('decisions §10', 'A deleted response is 404 response_not_found.'),
+  'responses.owner-only': server('decisions §10', 'Another organisation\'s response id is 404 response_not_found.'),
   'responses.delete': server('decisions §10', 'DELETE /responses/{id} answers {id, object: "response.deleted", deleted: true}.'),
   // Client side: what a client must rebuild from streams
   'client.quantum-format': client('decisions §4', 'Our quantum-format streams (event: thought_trace / message) are rebuilt.'),

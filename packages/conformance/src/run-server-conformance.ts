@@ -88,11 +88,13 @@ async function runStep(step: CaseStep, index: number, host: ConformanceHost, sav
   expect(response.status, `${where}: status (body: ${describeBody(text)})`).toBe(step.expect.status);
   for (const [name, value] of Object.entries(step.expect.headers)) expect(response.headers.get(name), `${where}: header ${name}`).toBe(value);
   if (Object.keys(step.save).length === 0) return;
+  // A stream's values are read from its last event (a Responses stream's final response).
+  const source = response.headers.get('content-type')?.startsWith('text/event-stream') ? (/^data: (.*)$/m.exec(text.trimEnd().split('\n\n').at(-1) ?? '')?.[1] ?? '') : text;
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(source);
   } catch {
-    expect.fail(`${where}: expected a JSON body to save from, got: ${describeBody(text)}`);
+    expect.fail(`${where}: expected a JSON body (or a stream whose last event is JSON) to save from, got: ${describeBody(text)}`);
   }
   for (const [name, path] of Object.entries(step.save)) {
     const value = valueAt(body, path);
