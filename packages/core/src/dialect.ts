@@ -21,3 +21,10 @@ export type { WireError } from './dialect/read-error-payload.js';
 
 /** The rule a tool name follows on the wire (decisions §2), for checks made without zod. */
 export { toolNamePattern } from './schemas/tool-name-pattern.js';
+
+/** The Responses API's streams (decisions §10): the event reader and the accumulator of the final `Response`. */
+export { createResponseEventReader, parseResponseEvent, readResponseStream } from './dialect/responses/read-response-events.js';
+export type { ResponseEventReader } from './dialect/responses/read-response-events.js';
+export { ResponseAccumulator, ResponseStreamFailedError, ResponseStreamProtocolError } from './dialect/responses/accumulate-response.js';
+export type { ResponseObject, ResponseOutputItem } from './schemas/responses/response-object.js';
+export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
