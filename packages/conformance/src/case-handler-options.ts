@@ -1,28 +1,17 @@
 import { createSequentialIdGenerator, type ChatHandlerOptions } from '@quantum-chat/core';
+import { createSequentialResponseIdGenerator } from '@quantum-chat/core/responses';
 import { createConformanceAccessControl } from './conformance-keys.js';
 import type { ConformanceCase } from './load-cases.js';
 import type { ReplayEngine } from './replay-engine.js';
-
-type GenerateResponseId = NonNullable<NonNullable<ChatHandlerOptions['responses']>['generateId']>;
-const responseIdPrefixes: Record<Parameters<GenerateResponseId>[0], string> = { response: 'resp_', message: 'msg_', reasoning: 'rs_', 'function-call': 'fc_', call: 'call_' };
-
-/**
- * Sequential Responses API ids (`resp_000…1`, `msg_000…2`, …, one counter for every kind), as
- * the chat ids are: a case's bytes are then exact. (The core's own maker is not on a published entry.)
- */
-function createSequentialResponseIds(): GenerateResponseId {
-  let counter = 0;
-  return (kind) => responseIdPrefixes[kind] + String(++counter).padStart(24, '0');
-}
 
 /** The clock of every case: `created` is 1700000000, and signatures are checked against it. */
 export const conformanceNow = 1_700_000_000_000;
 
 /**
  * The handler options of one case: its replay engine, sequential ids (`chatcmpl-000…1`,
- * `call_000…2`, … in the order the handler asks for them; `resp_000…1`, … for the Responses
- * API), a fixed clock, the conformance
- * keys, and the case's own `handler` settings on top.
+ * `call_000…2`, … in the order the handler asks for them; `resp_000…1`, `msg_000…2`, … for
+ * the Responses API), a fixed clock, the conformance keys, and the case's own `handler`
+ * settings on top.
  */
 export function createCaseHandlerOptions(testCase: Pick<ConformanceCase, 'handler'>, engine: ReplayEngine): ChatHandlerOptions {
   const { streamFormat, maxBodyBytes, signingSecrets, signatureToleranceSeconds, keepAliveIntervalMs } = testCase.handler;
@@ -30,7 +19,7 @@ export function createCaseHandlerOptions(testCase: Pick<ConformanceCase, 'handle
     engine,
     accessControl: createConformanceAccessControl(),
     generateId: createSequentialIdGenerator(),
-    responses: { generateId: createSequentialResponseIds() },
+    responses: { generateId: createSequentialResponseIdGenerator() },
     now: () => conformanceNow,
     ...(streamFormat !== undefined ? { streamFormat } : {}),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
