@@ -45,7 +45,11 @@ function responsesRefusalOf(template: string, status: number, error: RefusalErro
   if (status === 404 && error.code === 'response_not_found') return 'a response id nobody created';
   if (status === 400 && error.param === 'stream') return 'a response with no stream to replay';
   if (status === 400 && error.param === 'response_id') return 'cancelling a response not made in the background';
-  if (status === 400 && error.param === 'input') return 'a conversation with no message to answer';
+  if (status === 400 && error.param === 'input') return 'input is required without previous_response_id, and a conversation needs a message';
+  if (status === 400 && /^input\[\d+\]\.call_id$/.test(error.param ?? '')) return 'a function_call_output answers an earlier function_call';
+  if (status === 400 && error.param === 'tool_choice') return 'tool_choice names a tool in tools, and "required" needs tools';
+  if (status === 400 && error.param === 'top_logprobs') return 'top_logprobs needs the logprobs include';
+  if (status === 400 && error.param === 'background') return 'background needs store';
   if (status === 400 && error.code === 'invalid_tool_schema') return 'a tool schema the JSON Schema rules refuse';
   if (status === 400 && /^tools\[\d+\]\.name$/.test(error.param ?? '')) return 'tool names are unique';
   if (status === 400 && error.param === 'text.format.schema') return 'a text.format schema the JSON Schema rules refuse';
@@ -105,7 +109,7 @@ beforeAll(async () => {
       if (responsesRefusal !== undefined) return responsesRefusal;
       return operation.found.template === '/chat/completions' && status === 400 && error !== undefined ? crossFieldRuleOf(error) : undefined;
     },
-    weight: (operation) => (operation.found.template === '/chat/completions' ? 8 : 1),
+    weight: (operation) => (operation.found.template === '/chat/completions' ? 8 : operation.found.template === '/responses' ? 4 : 1),
   });
   console.log(`ready server openapi properties: FUZZ_SEED=${seed} OPENAPI_RUNS=${runs} (replay: FUZZ_SEED=${seed} OPENAPI_RUNS=${runs} pnpm exec vitest run --project server test/openapi-properties.test.ts)`);
 });

@@ -151,6 +151,16 @@ const streamIdParameter = { name: 'id', in: 'path', required: true, schema: { ty
  * compatible minor release: the same Schema Object (JSON Schema 2020-12) and the same shapes,
  * so a reader written for 3.1 reads the rest of this document unchanged.
  */
+/** A create-response request as the handler reads it: `model` one of the server's, and (as in chat) any optional field `null`. */
+function withModels(schema: JsonObject, models: readonly string[]): JsonObject {
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const properties = Object.entries(schema.properties as Record<string, JsonObject>).map(([name, property]) => {
+    if (name === 'model') return [name, { ...property, enum: [...models], ...requestFieldNotes.model }];
+    return [name, required.has(name) ? property : { anyOf: [property, { type: 'null' }] }];
+  });
+  return { ...schema, properties: Object.fromEntries(properties) };
+}
+
 const responseIdParameter = { name: 'response_id', in: 'path', required: true, schema: { type: 'string', minLength: 1 }, description: 'The response id (`resp_…`).' };
 
 const openApiVersion = '3.2.0';
@@ -398,7 +408,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         Model: toSchema(modelSchema, 'output'),
         ModelList: toSchema(modelListSchema, 'output'),
         ErrorEnvelope: toSchema(errorEnvelopeSchema, 'output'),
-        CreateResponseRequest: toSchema(createResponseRequestSchema, 'input'),
+        CreateResponseRequest: withModels(toSchema(createResponseRequestSchema, 'input'), models),
         Response: toSchema(responseObjectSchema, 'output'),
         ResponseStreamEvent: {
           type: 'object',
