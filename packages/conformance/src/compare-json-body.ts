@@ -1,11 +1,14 @@
-import { anyString } from './fixture-schemas.js';
+import { anyString, containingPlaceholder } from './fixture-schemas.js';
 
 /**
- * Fills the expected body's `"<any>"` placeholders with the actual values they stand for,
- * when those are non-empty strings; anything else is left for the comparison to report.
+ * Fills the expected body's placeholders with the actual values they stand for: `"<any>"` any
+ * non-empty string, `"<contains:TEXT>"` any string holding TEXT (a message that must name what
+ * it refuses). Anything else is left for the comparison to report.
  */
 export function fillPlaceholders(expected: unknown, actual: unknown): unknown {
   if (expected === anyString) return typeof actual === 'string' && actual !== '' ? actual : expected;
+  const contained = typeof expected === 'string' ? containingPlaceholder.exec(expected)?.[1] : undefined;
+  if (contained !== undefined) return typeof actual === 'string' && actual.includes(contained) ? actual : expected;
   if (Array.isArray(expected)) return expected.map((item, index) => fillPlaceholders(item, Array.isArray(actual) ? actual[index] : undefined));
   if (typeof expected === 'object' && expected !== null) {
     const source = typeof actual === 'object' && actual !== null ? (actual as Record<string, unknown>) : {};

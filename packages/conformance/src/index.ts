@@ -10,7 +10,7 @@ export type { StartBridgeHost } from './run-host-bridge-conformance.js';
 /** Hosts in other JavaScript runtimes: one case router there (`/portable`), one remote host per case here. */
 export { remoteCaseHost, toPortableCase } from './remote-case-host.js';
 export type { PortableCase } from './case-router.js';
-export type { ConformanceFetch } from './send-case-request.js';
+export type { ConformanceFetch, SavedValues } from './send-case-request.js';
 export { createCaseHandlerOptions, conformanceNow } from './case-handler-options.js';
 
 /** Client side: every stream fixture, cut at random byte boundaries. */
@@ -32,12 +32,16 @@ export type { Cutting } from './cut-bytes.js';
 /** Host side: a whole SSE body checked frame by frame against decisions §4. */
 export { readSpecStream } from './read-spec-stream.js';
 export type { StreamSummary } from './read-spec-stream.js';
+/** A Responses stream read into events and held to decisions §10; `assertResponseStream` compares it with an expected one. */
+export { readResponseStream } from './responses/response-stream-rules.js';
+export type { ResponseStreamEvent, ResponseStreamReading } from './responses/response-stream-rules.js';
+export { assertResponseStream } from './responses/compare-response-stream.js';
 
 /** Fixtures: loading, checking, and the requirements they cover. */
-export { loadCases, loadClientFixtures, loadFixtures, defaultFixturesDirectory, dialectsArea } from './load-cases.js';
-export type { ClientFixture, ConformanceCase, FixtureSet } from './load-cases.js';
+export { loadCases, loadClientFixtures, loadResponsesStreamFixtures, loadFixtures, defaultFixturesDirectory, dialectsArea } from './load-cases.js';
+export type { CaseApi, CaseRequest, CaseStep, ClientFixture, ConformanceCase, FixtureSet } from './load-cases.js';
 export { anyString, caseFileSchema, expectedCompletionSchema, replayEventSchema } from './fixture-schemas.js';
-export type { CaseFile, ExpectedCompletion, ReplayEvent } from './fixture-schemas.js';
+export type { CaseFile, CaseRequestFile, CaseStepFile, ExpectedCompletion, ReplayEvent } from './fixture-schemas.js';
 export { requirements } from './requirements.js';
 export type { Requirement, RequirementId } from './requirements.js';
 

@@ -67,10 +67,21 @@ function toError(step: Extract<ReplayEvent, { type: 'error' }>): QuantumChatErro
   return new QuantumChatError(step.code, step.message);
 }
 
+/** The script of each call: the events between `next-call` lines. */
+function splitCalls(events: readonly ReplayEvent[]): Exclude<ReplayEvent, { type: 'next-call' }>[][] {
+  const calls: Exclude<ReplayEvent, { type: 'next-call' }>[][] = [[]];
+  for (const event of events) {
+    if (event.type === 'next-call') calls.push([]);
+    else calls.at(-1)!.push(event);
+  }
+  return calls;
+}
+
 /**
  * A `ChatEngine` that replays an `.engine.jsonl` script (its text, or parsed events): each
  * event comes after a macrotask, an `error` line throws a `QuantumChatError`, and the abort
- * signal stops it at once. With no script at all, any call is a test failure.
+ * signal stops it at once. A `next-call` line starts the script of the next call; the last
+ * script is replayed for every call after it. With no script at all, any call is a test failure.
  *
  * @example
  * const engine = createReplayEngine('{"type":"content","text":"Hi"}\n{"type":"finish",…}');
@@ -88,15 +99,19 @@ export function createReplayEngine(script: string | readonly ReplayEvent[] | und
     releaseGate = resolve;
   });
 
+  const calls = events === undefined ? undefined : splitCalls(events);
+
   async function* generate(request: ChatEngineRequest, context: { signal: AbortSignal }): AsyncGenerator<ChatEngineEvent> {
     requests.push(request);
-    if (events === undefined) throw new Error('This case has no .engine.jsonl, so the handler must not call the engine.');
+    if (calls === undefined) throw new Error('This case has no .engine.jsonl, so the handler must not call the engine.');
+    // The n-th call replays the n-th script; calls past the last replay the last.
+    const script = calls[Math.min(requests.length, calls.length) - 1]!;
     const onAbort = () => {
       aborted = true;
     };
     context.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      for (const [index, step] of events.entries()) {
+      for (const [index, step] of script.entries()) {
         await nextMacrotask(context.signal);
         context.signal.throwIfAborted();
         if (step.type === 'hold') {
@@ -104,7 +119,7 @@ export function createReplayEngine(script: string | readonly ReplayEvent[] | und
           await waitFor(gate, options.holdTimeoutMs ?? 2000, context.signal);
           continue;
         }
-        const last = index === events.length - 1;
+        const last = index === script.length - 1;
         if (last) {
           if (options.holdLastEvent === true && index > 0) await waitFor(gate, options.holdTimeoutMs ?? 2000, context.signal);
           context.signal.throwIfAborted();

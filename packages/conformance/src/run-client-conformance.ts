@@ -28,7 +28,7 @@ async function runCutting(fixture: ClientFixture, cutting: Cutting, collect: Col
     expect(server.requests.length, 'requests the client sent').toBe(1);
     const [sent] = server.requests;
     expect(sent!.method, 'method').toBe('POST');
-    expect(sent!.url.split('?')[0], 'path').toBe('/v1/chat/completions');
+    expect(sent!.url.split('?')[0], 'path').toBe(fixture.api === 'responses' ? '/v1/responses' : '/v1/chat/completions');
     expect(sent!.headers.authorization, 'authorization header').toBe(`Bearer ${apiKey}`);
     expect(JSON.parse(sent!.body), 'request body').toMatchObject({ model: fixture.request.model, stream: true });
     expectCollected(collected, fixture.expected, traits);

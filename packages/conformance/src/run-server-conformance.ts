@@ -2,10 +2,11 @@ import type { ChatHandlerOptions } from '@quantum-chat/core';
 import { describe, expect, it } from 'vitest';
 import { createCaseHandlerOptions } from './case-handler-options.js';
 import { fillPlaceholders, keyOrder } from './compare-json-body.js';
-import { loadCases, type ConformanceCase } from './load-cases.js';
+import { loadCases, type CaseStep, type ConformanceCase } from './load-cases.js';
 import { readBodyIncrementally } from './read-body-incrementally.js';
 import { createReplayEngine } from './replay-engine.js';
-import { sendCaseRequest, type ConformanceFetch } from './send-case-request.js';
+import { assertResponseStream } from './responses/compare-response-stream.js';
+import { sendCaseRequest, type ConformanceFetch, type SavedValues } from './send-case-request.js';
 
 /** A running host under test. */
 export interface ConformanceHost {
@@ -69,13 +70,48 @@ function assertJsonBody(testCase: ConformanceCase & { response: { kind: 'json' }
   expect(keyOrder(actual), 'JSON key order').toEqual(keyOrder(expected));
 }
 
+/** The value at a dotted path (`id`, `output.0.call_id`) of a JSON value, if it is a string or a number. */
+function valueAt(value: unknown, path: string): string | undefined {
+  let current = value;
+  for (const key of path.split('.')) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return typeof current === 'string' || typeof current === 'number' ? String(current) : undefined;
+}
+
+/** Sends one `before` step and checks its status and headers; saves what it asks to. */
+async function runStep(step: CaseStep, index: number, host: ConformanceHost, saved: Map<string, string>): Promise<void> {
+  const response = await sendCaseRequest(step.request, host.baseUrl, host.fetch ?? globalThis.fetch, { saved });
+  const text = await response.text();
+  const where = `before[${index}] ${step.request.method} ${step.request.path}`;
+  expect(response.status, `${where}: status (body: ${describeBody(text)})`).toBe(step.expect.status);
+  for (const [name, value] of Object.entries(step.expect.headers)) expect(response.headers.get(name), `${where}: header ${name}`).toBe(value);
+  if (Object.keys(step.save).length === 0) return;
+  // A stream's values are read from its last event (a Responses stream's final response).
+  const source = response.headers.get('content-type')?.startsWith('text/event-stream') ? (/^data: (.*)$/m.exec(text.trimEnd().split('\n\n').at(-1) ?? '')?.[1] ?? '') : text;
+  let body: unknown;
+  try {
+    body = JSON.parse(source);
+  } catch {
+    expect.fail(`${where}: expected a JSON body (or a stream whose last event is JSON) to save from, got: ${describeBody(text)}`);
+  }
+  for (const [name, path] of Object.entries(step.save)) {
+    const value = valueAt(body, path);
+    expect(value, `${where}: a value at ${path} to save as {{${name}}}`).toBeDefined();
+    saved.set(name, value!);
+  }
+}
+
 async function runCase(testCase: ConformanceCase, startHost: StartConformanceHost, holdTimeoutMs: number | undefined): Promise<void> {
   const streaming = testCase.response.kind === 'sse';
   const engine = createReplayEngine(testCase.engineEvents, { holdLastEvent: streaming, ...(holdTimeoutMs !== undefined ? { holdTimeoutMs } : {}) });
   const host = await startHost(createCaseHandlerOptions(testCase, engine), testCase);
   const probe = host.remoteEngine;
   try {
-    const response = await sendCaseRequest(testCase, host.baseUrl, host.fetch ?? globalThis.fetch);
+    const saved = new Map<string, string>();
+    for (const [index, step] of testCase.before.entries()) await runStep(step, index, host, saved);
+    const response = await sendCaseRequest(testCase.request, host.baseUrl, host.fetch ?? globalThis.fetch, { saved: saved as SavedValues });
     const bytes = await readBodyIncrementally(response, () => (probe ?? engine).markFirstFrame());
     const state = probe !== undefined ? await probe.state() : { calls: engine.requests.length, firstFrameBeforeLastEvent: engine.firstFrameBeforeLastEvent };
     const text = textDecoder.decode(bytes);
@@ -87,6 +123,9 @@ async function runCase(testCase: ConformanceCase, startHost: StartConformanceHos
       assertJsonBody({ ...testCase, response: testCase.response }, text);
     } else {
       const expectedBytes = testCase.response.bytes;
+      // A Responses stream is held to decisions §10 first, then compared event by event: both
+      // say more about a fault than the byte comparison that follows.
+      if (testCase.api === 'responses') assertResponseStream(text, textDecoder.decode(expectedBytes));
       expect(text, 'SSE body').toBe(textDecoder.decode(expectedBytes));
       expect(Buffer.from(bytes).equals(Buffer.from(expectedBytes)), 'SSE body, byte for byte').toBe(true);
       expect(state.firstFrameBeforeLastEvent, 'the first frame arrived before the engine yielded its last event').toBe(true);

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,11 +6,11 @@ import { defaultFixturesDirectory, loadFixtures } from '../src/index.js';
 
 const copies: string[] = [];
 
-/** A small copy of the fixtures: two areas, one of them client-only. */
+/** A small copy of the fixtures: four areas, one of them client-only. */
 function copyFixtures(): string {
   const directory = mkdtempSync(join(tmpdir(), 'conformance-fixtures-'));
   copies.push(directory);
-  for (const area of ['routing', 'dialects', 'chat']) cpSync(join(defaultFixturesDirectory, area), join(directory, area), { recursive: true });
+  for (const area of ['routing', 'dialects', 'chat', 'responses']) cpSync(join(defaultFixturesDirectory, area), join(directory, area), { recursive: true });
   return directory;
 }
 
@@ -55,5 +55,26 @@ describe('loadFixtures', () => {
     const directory = copyFixtures();
     writeFileSync(join(directory, 'chat', 'text-json.engine.jsonl'), '{"type":"content","delta":"hi"}\n');
     expect(() => loadFixtures(directory)).toThrow(/text-json\.engine\.jsonl:1/);
+  });
+
+  it('should keep Responses streams apart from the chat streams clients replay', () => {
+    const { cases, clientFixtures, responsesStreamFixtures } = loadFixtures();
+    expect(cases.filter((testCase) => testCase.api === 'responses').length).toBeGreaterThan(20);
+    expect(responsesStreamFixtures.map((fixture) => fixture.id)).toContain('responses/text-stream');
+    expect(clientFixtures.some((fixture) => fixture.id.startsWith('responses/'))).toBe(false);
+  });
+
+  it('should fail on a {{name}} no earlier step saves', () => {
+    const directory = copyFixtures();
+    const file = join(directory, 'responses', 'retrieve-stored.case.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"/responses/{{id}}"', '"/responses/{{other}}"'));
+    expect(() => loadFixtures(directory)).toThrow(/retrieve-stored\.case\.json: request uses \{\{other\}\}/);
+  });
+
+  it('should fail on a Responses stream fixture that breaks decisions §10', () => {
+    const directory = copyFixtures();
+    const file = join(directory, 'responses', 'text-stream.response.sse');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}data: [DONE]\n\n`);
+    expect(() => loadFixtures(directory)).toThrow(/text-stream\.response\.sse: not a Responses stream[\s\S]*no \[DONE\]/);
   });
 });

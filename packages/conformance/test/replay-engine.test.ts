@@ -25,6 +25,16 @@ describe('createReplayEngine', () => {
     expect(engine.requests).toHaveLength(1);
   });
 
+  it('should replay the script after each next-call line on the next call, and the last one after that', async () => {
+    const engine = createReplayEngine(`{"type":"content","text":"first"}\n{"type":"next-call"}\n${script}`);
+    const context = { signal: new AbortController().signal, requestId: 'r' };
+    const texts = async () => (await drain(engine.generate(request, context))).map((event) => (event.type === 'content' ? event.text : event.type));
+    expect(await texts()).toEqual(['first']);
+    expect(await texts()).toEqual(['Hel', 'lo', 'finish']);
+    expect(await texts()).toEqual(['Hel', 'lo', 'finish']);
+    expect(engine.requests).toHaveLength(3);
+  });
+
   it('should throw a QuantumChatError with the code of an error line', async () => {
     const engine = createReplayEngine('{"type":"content","text":"a"}\n{"type":"error","code":"upstream_error","message":"gone"}\n');
     const failure = await drain(engine.generate(request, { signal: new AbortController().signal, requestId: 'r' })).catch((error: unknown) => error);

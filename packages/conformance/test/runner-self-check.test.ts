@@ -42,7 +42,15 @@ const withByteFlipped = Uint8Array.from(sseBytes, (byte, index) => (index === ss
 const reasonerJson = byId('chat/reasoner-json').response as { kind: 'json'; value: { choices: [{ message: Record<string, unknown> }] } };
 const { reasoning_content: reasoning, ...messageRest } = reasonerJson.value.choices[0].message;
 
+const responsesStream = byId('responses/text-stream');
+const responsesBytes = responsesStream.response.kind === 'sse' ? responsesStream.response.bytes : new Uint8Array();
+const withOtherGreeting = new TextEncoder().encode(new TextDecoder().decode(responsesBytes).replaceAll('Bonjour', 'Bonsoir'));
+const reasonerResponse = byId('responses/reasoner-json').response as { kind: 'json'; value: { output: unknown[] } };
+
 const brokenCases = [
+  broken('responses/text-stream', (testCase) => ({ ...testCase, response: { kind: 'sse', bytes: withOtherGreeting } })),
+  broken('responses/reasoner-json', (testCase) => ({ ...testCase, response: { kind: 'json', value: { ...reasonerResponse.value, output: [...reasonerResponse.value.output].reverse() } } })),
+  broken('responses/retrieve-stored', (testCase) => ({ ...testCase, before: [{ ...testCase.before[0]!, save: { id: 'output.0.id' } }] })),
   broken('chat/text-stream', (testCase) => ({ ...testCase, response: { kind: 'sse', bytes: withByteFlipped } })),
   broken('chat/text-json', (testCase) => ({ ...testCase, expect: { ...testCase.expect, headers: { ...testCase.expect.headers, 'x-request-id': 'someone-else' } } })),
   broken('routing/unknown-url', (testCase) => ({ ...testCase, expect: { ...testCase.expect, status: 400 } })),
