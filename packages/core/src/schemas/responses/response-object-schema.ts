@@ -17,16 +17,16 @@ export const outputTextPartSchema = z.object({
 });
 
 export const outputItemSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('message'), id: z.string().startsWith('msg_'), status: itemStatus, role: z.literal('assistant'), content: z.array(outputTextPartSchema) }),
+  z.object({ type: z.literal('message'), id: z.string().regex(/^msg_/), status: itemStatus, role: z.literal('assistant'), content: z.array(outputTextPartSchema) }),
   z.object({
     type: z.literal('reasoning'),
-    id: z.string().startsWith('rs_'),
+    id: z.string().regex(/^rs_/),
     summary: z.array(z.object({ type: z.literal('summary_text'), text: z.string() })),
     status: itemStatus.optional(),
   }),
   z.object({
     type: z.literal('function_call'),
-    id: z.string().startsWith('fc_'),
+    id: z.string().regex(/^fc_/),
     call_id: z.string(),
     name: z.string(),
     arguments: z.string(),
@@ -43,7 +43,7 @@ export const responseUsageSchema = z.object({
 });
 
 export const responseObjectSchema = z.strictObject({
-  id: z.string().startsWith('resp_'),
+  id: z.string().regex(/^resp_/),
   object: z.literal('response'),
   created_at: z.number().int(),
   status: z.enum(['completed', 'incomplete', 'in_progress', 'queued', 'cancelled', 'failed']),
