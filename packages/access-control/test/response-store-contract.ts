@@ -2,7 +2,7 @@ import type { ResponseObject, ResponseOutputItem, ResponseStore, StoredInputItem
 import { describe, expect, it } from 'vitest';
 
 /** A clock the test moves: expiry is read against it. */
-export interface TestClock {
+interface TestClock {
   now: () => number;
   set(ms: number): void;
 }

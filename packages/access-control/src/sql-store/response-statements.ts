@@ -54,4 +54,4 @@ export function responseStatements(dialect: SqlDialect) {
 }
 
 /** @internal */
-export type ResponseStatements = ReturnType<typeof responseStatements>;
+type ResponseStatements = ReturnType<typeof responseStatements>;
