@@ -189,6 +189,20 @@ export function describeResponseStoreContract(name: string, factory: ResponseSto
       await store.close?.();
     });
 
+    it('should give input items back exactly as the request held them (string content, null fields): the handler shapes the listing', async () => {
+      const store = await factory.open({ now: () => start });
+      const items: StoredInputItem[] = [
+        { type: 'message', id: 'msg_plain', role: 'user', content: 'Weather in Oslo?', status: null },
+        { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' },
+        { type: 'function_call_output', id: 'fco_1', call_id: 'call_1', output: '{"celsius":4}' },
+        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'look it up' }], encrypted_content: null },
+      ];
+      await store.save(stored('resp_1', 'acme:live', { inputItems: items }));
+      expect((await store.listInputItems('resp_1', 'acme:live', { limit: 20, order: 'asc' }))?.items).toEqual(items);
+      expect((await store.get('resp_1', 'acme:live'))?.inputItems).toEqual(items);
+      await store.close?.();
+    });
+
     if (factory.openShared !== undefined) {
       it('should share responses between two stores on one database (two instances)', async () => {
         const [first, second] = await factory.openShared!({ now: () => start });

@@ -167,6 +167,7 @@ export const requirements = {
   'responses.retrieve-unknown': server('decisions §10', 'A deleted response is 404 response_not_found.'),
   'responses.owner-only': server('decisions §10', 'Another organisation\'s response id is 404 response_not_found.'),
   'responses.delete': server('decisions §10', 'DELETE /responses/{id} answers {id, object: "response.deleted", deleted: true}.'),
+  'responses.input-items': server('decisions §10', 'GET /responses/{id}/input_items lists the request\'s own items as OpenAI\'s ResponseItemList: each with its id and a status, a message\'s content as input_text parts (output_text for the assistant).'),
   // Client side: what a client must rebuild from streams
   'client.quantum-format': client('decisions §4', 'Our quantum-format streams (event: thought_trace / message) are rebuilt.'),
   'client.openai-format': client('decisions §4', 'Our OpenAI-format streams are rebuilt.'),

@@ -71,11 +71,15 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
 
 function contractHost(handler: ChatHandler): Server {
   return createServer(async (req, res) => {
-    const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
+    const query = queryAt === -1 ? undefined : url.slice(queryAt + 1);
     const mounted = pathname === '/v1' || pathname.startsWith('/v1/');
     const response = await handler.handle({
       method: req.method ?? 'GET',
       path: (mounted ? pathname.slice('/v1'.length) : pathname) || '/',
+      query,
       basePath: mounted ? '/v1' : '',
       headers: req.headers,
       body: { kind: 'unread', read: (maxBodyBytes) => readBody(req, maxBodyBytes) },

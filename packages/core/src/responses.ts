@@ -54,6 +54,8 @@ export type {
   EchoedFunctionTool,
 } from './schemas/responses/response-object.js';
 export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
+export { itemResourceSchema, responseItemListSchema } from './schemas/responses/item-resource.js';
+export type { ItemResource, ItemResourceStatus, ResponseItemList } from './schemas/responses/item-resource.js';
 
 /** Writing: the response shell, the output builder and the stream event encoder. */
 export { createResponseShell } from './run/responses/response-shell.js';

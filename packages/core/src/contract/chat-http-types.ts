@@ -7,8 +7,8 @@ export interface ChatHttpRequest {
   /** Path below the mount point, query stripped: "/chat/completions", "/models". */
   path: string;
   /**
-   * The query string without its `?` ("starting_after=12"), when there is one: only the
-   * resume route reads it.
+   * The query string without its `?` ("starting_after=12"), when there is one: the resume
+   * routes and the Responses API's retrieve and input-item list read it.
    */
   query?: string | undefined;
   /**

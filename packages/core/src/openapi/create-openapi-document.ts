@@ -8,7 +8,7 @@ import { errorEnvelopeSchema } from '../schemas/error-envelope.js';
 import { modelListSchema, modelSchema } from '../schemas/model.js';
 import { thoughtTraceChunkSchema } from '../schemas/thought-trace-chunk.js';
 import { createResponseRequestSchema } from '../schemas/responses/create-response-request.js';
-import { inputItemSchema } from '../schemas/responses/input-item.js';
+import { responseItemListSchema } from '../schemas/responses/item-resource.js';
 import { responseObjectSchema } from '../schemas/responses/response-object-schema.js';
 import { chatStreamEventSchema } from './stream-event-schema.js';
 
@@ -419,17 +419,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
           },
         },
         ResponseDeleted: { type: 'object', required: ['id', 'object', 'deleted'], properties: { id: { type: 'string' }, object: { const: 'response.deleted' }, deleted: { const: true } } },
-        ResponseInputItemList: {
-          type: 'object',
-          required: ['object', 'data', 'first_id', 'last_id', 'has_more'],
-          properties: {
-            object: { const: 'list' },
-            data: { type: 'array', items: toSchema(inputItemSchema, 'output') },
-            first_id: { type: ['string', 'null'] },
-            last_id: { type: ['string', 'null'] },
-            has_more: { type: 'boolean' },
-          },
-        },
+        ResponseInputItemList: toSchema(responseItemListSchema, 'output'),
         ChatCompletionStreamStatus: {
           type: 'object',
           required: ['id', 'object', 'status'],

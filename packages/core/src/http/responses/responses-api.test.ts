@@ -6,6 +6,7 @@ import { signRequestBody } from '../../auth/verify-signature.js';
 import type { ChatEngine, ChatEngineEvent, ChatEngineRequest } from '../../engine/chat-engine.js';
 import { QuantumChatError } from '../../errors/quantum-chat-error.js';
 import { createSequentialResponseIdGenerator } from '../../run/responses/response-ids.js';
+import { responseItemListSchema } from '../../schemas/responses/item-resource.js';
 import { createChatHandler, type ChatHandlerOptions } from '../create-chat-handler.js';
 
 const key = generateApiKey('live');
@@ -367,16 +368,16 @@ describe('stored responses', () => {
 
     const page = await (await handler.fetch(get(`/responses/${created.id}/input_items?limit=2`))).json();
     expect(page).toMatchObject({ object: 'list', has_more: true });
-    expect(page.data.map((item: { content: string }) => item.content)).toEqual(['Three', 'Two']);
+    expect(page.data.map((item: { content: { text: string }[] }) => item.content[0]!.text)).toEqual(['Three', 'Two']);
     expect(page.data[1].id).toBe('msg_mine');
     expect(page.data[0].id).toMatch(/^msg_/);
     expect(page.first_id).toBe(page.data[0].id);
     expect(page.last_id).toBe('msg_mine');
     const next = await (await handler.fetch(get(`/responses/${created.id}/input_items?after=msg_mine&order=desc`))).json();
-    expect(next.data.map((item: { content: string }) => item.content)).toEqual(['One']);
+    expect(next.data.map((item: { content: { text: string }[] }) => item.content[0]!.text)).toEqual(['One']);
     expect(next.has_more).toBe(false);
     const ascending = await (await handler.fetch(get(`/responses/${created.id}/input_items?order=asc`))).json();
-    expect(ascending.data.map((item: { content: string }) => item.content)).toEqual(['One', 'Two', 'Three']);
+    expect(ascending.data.map((item: { content: { text: string }[] }) => item.content[0]!.text)).toEqual(['One', 'Two', 'Three']);
     const badLimit = await handler.fetch(get(`/responses/${created.id}/input_items?limit=101`));
     expect((await badLimit.json()).error).toMatchObject({ code: 'invalid_value', param: 'limit' });
 
@@ -396,6 +397,78 @@ describe('stored responses', () => {
     const unstored = await (await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', store: false }))).json();
     expect(unstored.store).toBe(false);
     expect((await handler.fetch(get(`/responses/${unstored.id}`))).status).toBe(404);
+  });
+
+  it('lists input items as OpenAI lists them: content as parts, a status on every item', async () => {
+    const { engine, requests } = recordingEngine();
+    const handler = makeHandler({ engine });
+    const weather = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
+    const created = await (
+      await handler.fetch(
+        post({
+          model: 'quantum-flash',
+          tools: [weather],
+          input: [
+            { type: 'message', role: 'user', content: 'What is the weather in Paris right now?' },
+            { type: 'function_call', call_id: 'call_paris_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+            { type: 'function_call_output', call_id: 'call_paris_1', output: '{"temperature":18}' },
+          ],
+        }),
+      )
+    ).json();
+    const listed = await handler.fetch(get(`/responses/${created.id}/input_items?order=asc`));
+    expect(listed.status).toBe(200);
+    const page = await listed.json();
+    expect(responseItemListSchema.parse(page)).toEqual(page);
+    expect(page).toEqual({
+      object: 'list',
+      data: [
+        { type: 'message', id: expect.stringMatching(/^msg_/), status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'What is the weather in Paris right now?' }] },
+        { type: 'function_call', id: expect.stringMatching(/^fc_/), status: 'completed', call_id: 'call_paris_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', id: expect.stringMatching(/^fco_/), status: 'completed', call_id: 'call_paris_1', output: '{"temperature":18}' },
+      ],
+      first_id: page.data[0].id,
+      last_id: page.data[2].id,
+      has_more: false,
+    });
+
+    // Assistant text is output_text; parts, reasoning and a status sent back are listed as sent.
+    const second = await (
+      await handler.fetch(
+        post({
+          model: 'quantum-flash',
+          instructions: 'Be brief.',
+          input: [
+            { role: 'developer', content: [{ type: 'input_text', text: 'Answer in French.' }], status: null },
+            { role: 'user', content: [{ type: 'input_text', text: 'Hi ' }, { type: 'output_text', text: 'there' }] },
+            { type: 'reasoning', id: 'rs_mine', summary: [{ type: 'summary_text', text: 'greet' }] },
+            { role: 'assistant', content: 'Bonjour', status: 'incomplete' },
+            { role: 'assistant', content: [{ type: 'output_text', text: 'Salut', annotations: null }], id: 'msg_sent' },
+            { role: 'user', content: 'Again' },
+          ],
+        }),
+      )
+    ).json();
+    const items = await (await handler.fetch(get(`/responses/${second.id}/input_items?order=asc`))).json();
+    expect(responseItemListSchema.parse(items)).toEqual(items);
+    expect(items.data.map(({ id: _id, ...item }: { id: string }) => item)).toEqual([
+      { type: 'message', status: 'completed', role: 'developer', content: [{ type: 'input_text', text: 'Answer in French.' }] },
+      { type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Hi ' }, { type: 'input_text', text: 'there' }] },
+      { type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'greet' }] },
+      { type: 'message', status: 'incomplete', role: 'assistant', content: [{ type: 'output_text', text: 'Bonjour', annotations: [], logprobs: [] }] },
+      { type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Salut', annotations: [], logprobs: [] }] },
+      { type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Again' }] },
+    ]);
+    expect(items.data[2].id).toBe('rs_mine');
+    expect(items.data[4].id).toBe('msg_sent');
+
+    // The listed form is what a later request reads: references and previous_response_id give the engine the same turns.
+    const byReference = await handler.fetch(post({ model: 'quantum-flash', input: items.data.map((item: { id: string }) => ({ type: 'item_reference', id: item.id })) }));
+    expect(byReference.status).toBe(200);
+    expect(requests[2]!.messages).toEqual(requests[1]!.messages.slice(1));
+    const followUp = await handler.fetch(post({ model: 'quantum-flash', previous_response_id: created.id, input: 'Thanks' }));
+    expect(followUp.status).toBe(200);
+    expect(requests[3]!.messages).toEqual([...requests[0]!.messages, { role: 'assistant', content: 'Hello world' }, { role: 'user', content: 'Thanks' }]);
   });
 
   it('follows previous_response_id through at most 100 responses', async () => {

@@ -18,6 +18,7 @@ import type { ResponseObject } from '../../schemas/responses/response-object.js'
 import { resumePosition, streamOwner, type ResumableStreams, type StreamWire } from '../../streams/resumable-streams.js';
 import { outputItemToConversationItem } from '../../streams/responses/memory-response-store.js';
 import type { StreamFormat } from '../../wire/stream-frame-encoder.js';
+import { toItemResource } from '../../wire/responses/to-item-resource.js';
 
 /** How many earlier responses `previous_response_id` may chain through (decisions §10): a longer chain is a 400. */
 export const maxResponseChain = 100;
@@ -238,7 +239,8 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
     const after = query.get('after') ?? undefined;
     const page = await store.listInputItems(id, streamOwner(principal), { after, limit, order });
     if (page === undefined) throw responseNotFound(id);
-    return json(200, headers, { object: 'list', data: page.items, first_id: page.items[0]?.id ?? null, last_id: page.items.at(-1)?.id ?? null, has_more: page.hasMore });
+    const data = page.items.map(toItemResource);
+    return json(200, headers, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: page.hasMore });
   }
 
   return { create, retrieve, remove, inputItems, cancel };
