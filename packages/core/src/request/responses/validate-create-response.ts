@@ -7,11 +7,11 @@ import {
   includeOutputTextLogprobs,
   knownCreateResponseFields,
   maxResponseTools,
-  type CreateResponseRequest,
 } from '../../schemas/responses/create-response-request.js';
 import { inputContentPartTypes, inputItemSchemasByType, type InputItem, type InputItemType } from '../../schemas/responses/input-item.js';
 import { responseFunctionToolSchema, responseToolTypes, type ResponseFunctionTool, type ResponseToolChoice } from '../../schemas/responses/response-tool.js';
 import type { ResponseTextFormat } from '../../schemas/responses/response-text-format.js';
+import { readPlainMessageItem, readPlainResponseFields, type ResponseRequestFields } from './read-plain-response-request.js';
 import { createToolSchemaBudget, findToolSchemaProblem, type ToolSchemaBudget } from '../../tools/validate-tool-schema.js';
 
 /** A create-response request that passed every check (decisions §2 and §10), defaults applied. */
@@ -93,24 +93,42 @@ function checkContentParts(content: unknown, path: PropertyKey[]): void {
   });
 }
 
+/**
+ * One input item through its schema (after the checks that name a refused type): the path
+ * every item can take, and the one `readPlainMessageItem` must agree with. @internal
+ */
+export function readInputItemWithSchema(item: Record<string, unknown>, index: number): InputItem {
+  const type = itemType(item, index);
+  const path = ['input', index];
+  if (type === 'message') {
+    checkContentParts(item.content, [...path, 'content']);
+    if (item.role === undefined || item.role === null) throw new QuantumChatError('missing_required_parameter', `Missing required parameter: 'input[${index}].role'.`, { param: `input[${index}].role` });
+  }
+  if (type === 'function_call_output') checkContentParts(item.output, [...path, 'output']);
+  const parsed = inputItemSchemasByType[type].safeParse(item, { reportInput: true });
+  if (!parsed.success) throw firstIssue(parsed.error, path);
+  // Whether a function_call_output answers a known call waits for the conversation
+  // (`toEngineRequest`): the call may be in a previous response or a referenced item.
+  return { ...parsed.data, type } as InputItem;
+}
+
 function validateInput(raw: unknown): InputItem[] {
   if (typeof raw === 'string') return [{ type: 'message', role: 'user', content: raw }];
   if (!Array.isArray(raw)) throw new QuantumChatError('invalid_type', "Invalid type for 'input': expected a string or an array of input items.", { param: 'input' });
-  return raw.map((item: unknown, index): InputItem => {
+  const items: InputItem[] = [];
+  for (let index = 0; index < raw.length; index++) {
+    const item: unknown = raw[index];
     if (!isObject(item)) throw new QuantumChatError('invalid_type', `Invalid type for 'input[${index}]': expected an input item object.`, { param: `input[${index}]` });
-    const type = itemType(item, index);
-    const path = ['input', index];
-    if (type === 'message') {
-      checkContentParts(item.content, [...path, 'content']);
-      if (item.role === undefined || item.role === null) throw new QuantumChatError('missing_required_parameter', `Missing required parameter: 'input[${index}].role'.`, { param: `input[${index}].role` });
-    }
-    if (type === 'function_call_output') checkContentParts(item.output, [...path, 'output']);
-    const parsed = inputItemSchemasByType[type].safeParse(item, { reportInput: true });
-    if (!parsed.success) throw firstIssue(parsed.error, path);
-    // Whether a function_call_output answers a known call waits for the conversation
-    // (`toEngineRequest`): the call may be in a previous response or a referenced item.
-    return { ...parsed.data, type } as InputItem;
-  });
+    items.push(readPlainMessageItem(item) ?? readInputItemWithSchema(item, index));
+  }
+  return items;
+}
+
+/** The top-level fields (lists apart) through the schema: what `readPlainResponseFields` must agree with. @internal */
+export function readResponseFieldsWithSchema(fields: Record<string, unknown>): ResponseRequestFields {
+  const parsed = requestWithoutListsSchema.safeParse(fields, { reportInput: true });
+  if (!parsed.success) throw firstIssue(parsed.error);
+  return parsed.data;
 }
 
 function validateTools(raw: unknown, budget: ToolSchemaBudget): ResponseFunctionTool[] {
@@ -175,28 +193,30 @@ export function validateCreateResponse(body: unknown): ValidatedResponseRequest 
   if (!isObject(body)) throw new QuantumChatError('invalid_type', 'The request body must be a JSON object.');
   const ignoredParams: string[] = [];
   let unknownFields: Record<string, unknown> | undefined;
-  const known: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
+  /** The known top-level fields but the lists, `null`s dropped. */
+  const fields: Record<string, unknown> = {};
+  let rawInput: unknown;
+  let rawTools: unknown;
+  for (const key of Object.keys(body)) {
+    const value = body[key];
     if (!knownCreateResponseFields.has(key)) {
       ignoredParams.push(key);
       (unknownFields ??= {})[key] = value;
-    } else if (value !== null) known[key] = value;
+    } else if (value === null) continue;
+    else if (key === 'input') rawInput = value;
+    else if (key === 'tools') rawTools = value;
+    else fields[key] = value;
   }
-  if (known.model === undefined) throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'model'.", { param: 'model' });
-  if (known.input === undefined && known.previous_response_id === undefined) {
+  if (fields.model === undefined) throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'model'.", { param: 'model' });
+  if (rawInput === undefined && fields.previous_response_id === undefined) {
     throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'input' (or 'previous_response_id').", { param: 'input' });
   }
-  const input = known.input === undefined ? [] : validateInput(known.input);
+  const input = rawInput === undefined ? [] : validateInput(rawInput);
   // One budget for all schemas of a request, as in chat.
   const budget = createToolSchemaBudget();
-  const tools = validateTools(known.tools, budget);
-  checkToolChoiceType(known.tool_choice);
-  const rest = { ...known };
-  delete rest.input;
-  delete rest.tools;
-  const parsed = requestWithoutListsSchema.safeParse(rest, { reportInput: true });
-  if (!parsed.success) throw firstIssue(parsed.error);
-  const request: Omit<CreateResponseRequest, 'input' | 'tools'> = parsed.data;
+  const tools = validateTools(rawTools, budget);
+  checkToolChoiceType(fields.tool_choice);
+  const request = readPlainResponseFields(fields) ?? readResponseFieldsWithSchema(fields);
 
   if (request.metadata !== undefined && Object.keys(request.metadata).length > maxMetadataEntries) {
     throw invalid('metadata', `Invalid value for 'metadata': at most ${maxMetadataEntries} entries are allowed.`);
