@@ -167,9 +167,9 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
       return json(200, headers, queued);
     }
     if (!validated.stream) {
-      const response = await runResponseToCompletion(settings, runOptions);
-      if (save !== undefined) await save(response);
-      return json(200, headers, response);
+      const state = await runResponseToCompletion(settings, runOptions);
+      if (save !== undefined) await save(shell.build(state));
+      return json(200, headers, shell.body(state));
     }
     // A stored stream is written to the stream store: resumable with `starting_after` (decisions §10).
     if (save !== undefined) return deps.streams.start(settings, principal, headers, wire);

@@ -7,7 +7,7 @@ import type { RunSettings } from '../run-settings.js';
 import type { RunFramer } from '../stream-run-frames.js';
 import type { GenerateResponseId } from './response-ids.js';
 import { ResponseOutput } from './response-output.js';
-import type { ResponseShell } from './response-shell.js';
+import type { ResponseShell, ResponseState } from './response-shell.js';
 
 /** What a Responses API run adds to the chat run it is: the response's settings, its ids, its clock. */
 export interface ResponseRunOptions {
@@ -27,12 +27,15 @@ export interface ResponseRunOptions {
   onStopped?: (response: ResponseObject) => void;
 }
 
-/** Runs the engine to its finish and builds the `Response` (the JSON path; settled as chat settles). */
-export async function runResponseToCompletion(settings: RunSettings, options: ResponseRunOptions): Promise<ResponseObject> {
+/**
+ * Runs the engine to its finish (the JSON path; settled as chat settles): the response's final
+ * state, which `shell.body` writes and, for a stored response, `shell.build` makes the object of.
+ */
+export async function runResponseToCompletion(settings: RunSettings, options: ResponseRunOptions): Promise<ResponseState> {
   const output = new ResponseOutput({ generateId: options.generateId, showReasoning: options.showReasoning, showLogprobs: options.showLogprobs });
   const finish = await runToFinish(settings, { add: (event) => output.observe(event) });
   output.observe(finish);
-  return options.shell.build(output.finalState(options.nowSeconds()));
+  return output.finalState(options.nowSeconds());
 }
 
 /**

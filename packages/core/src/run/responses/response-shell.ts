@@ -1,5 +1,6 @@
 import type { EchoedFunctionTool, ResponseObject, ResponseOutputItem, ResponseStatus, ResponseUsage } from '../../schemas/responses/response-object.js';
 import type { ValidatedResponseRequest } from '../../request/responses/validate-create-response.js';
+import { outputItemJson, responseSettingsJson, responseUsageJson, type ResponseSettings } from '../../wire/responses/response-body-json.js';
 
 /** Who a response is and when it began: drawn by the caller (the id is the store's key). */
 export interface ResponseIdentity {
@@ -37,7 +38,7 @@ function echoTools(request: ValidatedResponseRequest): EchoedFunctionTool[] {
 export function createResponseShell(request: ValidatedResponseRequest, identity: ResponseIdentity) {
   const text: ResponseObject['text'] = request.verbosity === undefined ? { format: request.textFormat } : { format: request.textFormat, verbosity: request.verbosity };
   // The request's part of every response, in OpenAI's field names; what changes comes first.
-  const settings = {
+  const settings: ResponseSettings = {
     background: request.background,
     instructions: request.instructions ?? null,
     max_output_tokens: request.maxOutputTokens ?? null,
@@ -68,20 +69,27 @@ export function createResponseShell(request: ValidatedResponseRequest, identity:
     };
   }
 
+  /**
+   * `JSON.stringify(build(state))` with the output items given as JSON: the stream encoder wrote
+   * each item whole in its `output_item.done` event and the final response repeats them, and
+   * the settings, the same in every response of a stream, are serialised once.
+   */
+  function json(state: ResponseState, itemsJson: readonly string[]): string {
+    settingsJson ??= responseSettingsJson(settings);
+    const error = state.error === undefined ? 'null' : JSON.stringify(state.error);
+    const incomplete = state.incompleteReason === undefined ? 'null' : `{"reason":"${state.incompleteReason}"}`;
+    return `${head}${state.status}","completed_at":${state.completedAt ?? null},"error":${error},"incomplete_details":${incomplete},"usage":${responseUsageJson(state.usage)},${settingsJson},"output":[${itemsJson.join(',')}]}`;
+  }
+
   return {
     identity,
     build(state: ResponseState): ResponseObject {
       return { id: identity.id, object: 'response', created_at: identity.createdAt, status: state.status, ...changing(state), ...settings, output: state.output };
     },
-    /**
-     * `JSON.stringify(build(state))` with the output items given as JSON: the stream encoder wrote
-     * each item whole in its `output_item.done` event and the final response repeats them, and
-     * the settings, the same in every response of a stream, are serialised once.
-     */
-    json(state: ResponseState, itemsJson: readonly string[]): string {
-      settingsJson ??= JSON.stringify(settings).slice(1, -1);
-      const { completed_at, error, incomplete_details, usage } = changing(state);
-      return `${head}${state.status}","completed_at":${completed_at},"error":${JSON.stringify(error)},"incomplete_details":${JSON.stringify(incomplete_details)},"usage":${JSON.stringify(usage)},${settingsJson},"output":[${itemsJson.join(',')}]}`;
+    json,
+    /** `JSON.stringify(build(state))`, the items written as templates too: a JSON answer's body, with no `Response` object built for it. */
+    body(state: ResponseState): string {
+      return json(state, state.output.map(outputItemJson));
     },
   };
 }
