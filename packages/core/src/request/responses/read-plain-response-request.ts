@@ -1,6 +1,6 @@
 import { maxTokensCeiling, maxTopLogprobs } from '../../schemas/chat-completion-request.js';
 import type { CreateResponseRequest } from '../../schemas/responses/create-response-request.js';
-import { inputMessageRoles, type InputItem } from '../../schemas/responses/input-item.js';
+import { inputMessageRoles, type InputItem, type InputMessageRole, type MessageItem } from '../../schemas/responses/input-item.js';
 
 /** The top-level fields of a create-response request without its lists (`input`, `tools`), as the schema returns them. */
 export type ResponseRequestFields = Omit<CreateResponseRequest, 'input' | 'tools'>;
@@ -45,7 +45,6 @@ export function readPlainResponseFields(fields: Record<string, unknown>): Respon
   return fields as ResponseRequestFields;
 }
 
-const plainMessageKeys: ReadonlySet<string> = new Set(['type', 'id', 'role', 'content', 'status']);
 const roles: ReadonlySet<unknown> = new Set(inputMessageRoles);
 
 /** `[{type: "input_text" | "output_text", text}]`, each part those two keys alone: what SDKs send. */
@@ -68,12 +67,23 @@ function isPlainPartList(content: unknown): boolean {
  * schema parse per item was most of the rest of the validation's time.
  */
 export function readPlainMessageItem(item: Record<string, unknown>): InputItem | undefined {
-  for (const key in item) if (!plainMessageKeys.has(key)) return undefined;
   const { type, id, role, content, status } = item;
+  // No key but these five: counted, not looked up one by one.
+  let keys = 0;
+  for (const _key in item) keys++;
+  if (keys !== 2 + Number(type !== undefined) + Number(id !== undefined) + Number(status !== undefined)) return undefined;
   if (type !== undefined && type !== 'message') return undefined;
   if (!roles.has(role)) return undefined;
   if (typeof content !== 'string' && !isPlainPartList(content)) return undefined;
   if (id !== undefined && !isShortString(id)) return undefined;
   if (status !== undefined && typeof status !== 'string') return undefined;
-  return { ...item, type: 'message' } as InputItem;
+  return newMessageItem(role as InputMessageRole, content as MessageItem['content'], id as string | undefined, status as string | undefined);
+}
+
+/** The item built field by field: spreading an object `JSON.parse` made took ten times as long as the checks. */
+function newMessageItem(role: InputMessageRole, content: MessageItem['content'], id: string | undefined, status: string | undefined): InputItem {
+  const value: InputItem = { type: 'message', role, content };
+  if (id !== undefined) value.id = id;
+  if (status !== undefined) value.status = status;
+  return value;
 }

@@ -133,7 +133,7 @@ describe('shell.body', () => {
       status,
       role: fc.constant('assistant' as const),
       content: fc.array(
-        fc.record({ type: fc.constant('output_text' as const), text: anyText, annotations: fc.constant([]), logprobs: fc.array(logprob.map((entry) => ({ ...entry, top_logprobs: [entry] })), { maxLength: 2 }) }),
+        fc.record({ type: fc.constant('output_text' as const), text: anyText, annotations: fc.array(fc.constant<unknown>({ type: 'url_citation', url: 'https://example.com' }), { maxLength: 1 }), logprobs: fc.array(logprob.map((entry) => ({ ...entry, top_logprobs: [entry] })), { maxLength: 2 }) }),
         { maxLength: 2 },
       ),
     }),
