@@ -77,6 +77,16 @@ function toStoredItems(items: readonly ConversationItem[], generateId: GenerateR
   return items.map((item) => ({ ...item, id: typeof item.id === 'string' && item.id !== '' ? item.id : mintItemId(item, generateId) }) as StoredInputItem);
 }
 
+/** What a request that names nothing stored loads: nothing. */
+const noEarlierItems: LoadedConversation = Object.freeze({});
+
+/** Whether a request names nothing stored (no `previous_response_id`, no `item_reference`): it skips the store and its await. */
+function startsConversation(request: ValidatedResponseRequest): boolean {
+  if (request.previousResponseId !== undefined) return false;
+  for (const item of request.input) if (item.type === 'item_reference') return false;
+  return true;
+}
+
 /** Where a resume starts in the stream store: after the frame of event `starting_after` (frame n + 1). */
 function resumeAfter(request: ChatHttpRequest): number {
   const query = new URLSearchParams(request.query ?? '').get('starting_after');
@@ -124,7 +134,7 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
     watch.stream = validated.stream;
     const model = deps.findModel(validated.model, principal, watch);
     const owner = streamOwner(principal);
-    const loaded = await loadConversation(validated, owner);
+    const loaded = startsConversation(validated) ? noEarlierItems : await loadConversation(validated, owner);
     const baseRequest = toEngineRequest(validated, loaded);
     const { settings, headers } = await deps.admitRun(request, requestId, watch, principal, model, baseRequest, validated, {
       api: 'responses',
