@@ -28,6 +28,9 @@ describe('the Responses API through the ready server, with the openai SDK', () =
     expect(followUp.previous_response_id).toBe(response.id);
     const items = await client.responses.inputItems.list(followUp.id);
     expect(items.data.length).toBe(1);
+    // As the SDK types a listed message: its content parts and a status (OpenAI's ResponseItemList).
+    expect(items.data[0]).toMatchObject({ type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'And 12 * 8?' }] });
+    expect(items.data[0]!.id).toMatch(/^msg_/);
   });
 
   it('streams a response with responses.create and responses.stream', async () => {
