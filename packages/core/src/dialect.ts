@@ -21,3 +21,21 @@ export type { WireError } from './dialect/read-error-payload.js';
 
 /** The rule a tool name follows on the wire (decisions §2), for checks made without zod. */
 export { toolNamePattern } from './schemas/tool-name-pattern.js';
+
+/** The Responses API's stream: the event reader and the accumulator of the final `Response` (decisions §10). */
+export { createResponseEventReader, parseResponseEvent, readResponseStream } from './dialect/responses/read-response-events.js';
+export type { ResponseEventReader } from './dialect/responses/read-response-events.js';
+export { ResponseAccumulator, ResponseStreamFailedError, ResponseStreamProtocolError } from './dialect/responses/accumulate-response.js';
+export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
+export type {
+  ResponseObject,
+  ResponseOutputItem,
+  OutputMessageItem,
+  OutputReasoningItem,
+  OutputFunctionCallItem,
+  OutputTextPart,
+  ResponseStatus,
+  ResponseUsage,
+} from './schemas/responses/response-object.js';
+export type { CreateResponseRequest } from './schemas/responses/create-response-request.js';
+export type { InputItem } from './schemas/responses/input-item.js';
