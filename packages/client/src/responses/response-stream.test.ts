@@ -36,8 +36,8 @@ const events: ResponseStreamEvent[] = (
     { type: 'response.output_text.done', item_id: 'msg_1', output_index: 1, content_index: 0, text: 'Four — «4».' },
     { type: 'response.output_item.done', output_index: 1, item: message },
     { type: 'response.completed', response: completed },
-  ] as Omit<ResponseStreamEvent, 'sequence_number'>[]
-).map((event, index) => ({ ...event, sequence_number: index + 1 }) as ResponseStreamEvent);
+  ] as Record<string, unknown>[]
+).map((event, index) => ({ ...event, sequence_number: index + 1 }) as unknown as ResponseStreamEvent);
 
 const wire = (list: ResponseStreamEvent[]) => list.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
 

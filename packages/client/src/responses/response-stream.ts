@@ -141,7 +141,8 @@ export function createResponseStream(open: (signal: AbortSignal) => Promise<ApiR
         const reopened = await resume(opened, body);
         body = undefined;
         if (reopened === undefined) {
-          if (drop !== undefined) throw drop;
+          // What the read threw is mapped to the client's errors below.
+          if (drop instanceof Error) throw drop;
           throw new APIConnectionError('The stream ended before its response did: the response is incomplete.', { headers });
         }
         opened = reopened;
