@@ -80,6 +80,8 @@ export interface AdmissionOutcome {
   status: number;
   /** The stream ended by a client disconnect or an error frame. */
   interrupted: boolean;
+  /** Which API the request came through, for usage records; absent from hand-made outcomes. */
+  api?: 'chat.completions' | 'responses';
 }
 
 /** What a running request has produced so far. */

@@ -1,4 +1,4 @@
-import { MeasuredDemand, type AccessControl, type Admission, type AdmissionProgress } from '../auth/access-control.js';
+import { MeasuredDemand, type AccessControl, type Admission, type AdmissionProgress, type Principal } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
@@ -10,7 +10,7 @@ import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
 import { modelNotFoundError } from '../models/model-not-found.js';
-import { createModelRegistry, planAllows, type ModelRegistry } from '../models/model-registry.js';
+import { createModelRegistry, planAllows, type ModelRegistry, type RegisteredModel } from '../models/model-registry.js';
 import { createOpenApiDocument } from '../openapi/create-openapi-document.js';
 import { authenticateRequest } from '../request/authenticate-request.js';
 import { ignoredParamsHeader } from '../request/ignored-params-header.js';
@@ -18,12 +18,19 @@ import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestB
 import { routeRequest, unknownUrlError } from '../request/route-request.js';
 import { validateChatRequest } from '../request/validate-chat-request.js';
 import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from '../run/chat-request-observer.js';
-import type { RunOutcome } from '../run/run-settings.js';
+import type { RunOutcome, RunSettings } from '../run/run-settings.js';
 import { runToCompletion } from '../run/run-to-completion.js';
 import { runToStream } from '../run/run-to-stream.js';
 import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
 import type { StreamFormat } from '../wire/stream-frame-encoder.js';
+import type { ResponseStore } from '../contract/response-store.js';
+import { generateRandomResponseId, type GenerateResponseId } from '../run/responses/response-ids.js';
+import { createMemoryResponseStore } from '../streams/responses/memory-response-store.js';
+import { createResponsesApi } from './responses/responses-api.js';
 import { toFetchHandler } from './to-fetch-handler.js';
+
+/** How long a stored response is kept by default: 30 days (decisions §10). */
+export const defaultResponseRetentionSeconds = 30 * 24 * 60 * 60;
 
 export interface ChatHandlerOptions {
   /** The engine of every model; or give a `registry` for one engine per model. */
@@ -91,6 +98,14 @@ export interface ChatHandlerOptions {
    * whether every stream is resumable, and how many may run without a reader.
    */
   streams?: StreamsOptions;
+  /**
+   * Where the Responses API keeps stored responses (decisions §10): this process's memory by
+   * default (`createMemoryResponseStore`); SQLite or PostgreSQL (`@quantum-chat/access-control`)
+   * to keep them across restarts and instances.
+   */
+  responseStore?: ResponseStore;
+  /** The Responses API: how long a stored response is kept (30 days by default), and its id maker (tests). */
+  responses?: { retentionSeconds?: number; generateId?: GenerateResponseId };
   generateId?: GenerateId;
   /** Milliseconds since the epoch; injected so that tests get exact bytes. */
   now?: () => number;
@@ -191,58 +206,45 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     return jsonResponse(200, {}, JSON.stringify(registry!.toModelObject(model, principal?.plan, principal?.allowedModels)));
   }
 
-  /** A chat completion, watched from arrival to settlement (logs, metrics, traces). */
-  function chatCompletion(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> {
-    const observer = observeRequest?.({ requestId, headers: request.headers });
-    const watch = new ChatRequestWatch(requestId, observer, options.onRequestSettled);
-    let answer: Promise<ChatHttpResponse>;
-    try {
-      answer = watch.run(() => createCompletion(request, requestId, watch));
-    } catch (thrown) {
-      answer = Promise.reject(thrown);
-    }
-    return answer.catch((thrown: unknown) => {
-      // The connection closed: the client left, unless our own request timeout closed it.
-      const left = request.connection.closed && !(QuantumChatError.isInstance(thrown) && thrown.code === 'request_timeout');
-      // Refused before its engine ran: nothing settled it yet.
-      if (!watch.settled) watch.refuse(left ? clientClosedStatus : QuantumChatError.isInstance(thrown) ? thrown.status : 500);
-      throw left && !(thrown instanceof ClientClosedError) ? new ClientClosedError(thrown) : thrown;
-    });
-  }
-
-  async function createCompletion(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse> {
-    if (options.shutdownSignal?.aborted) throw new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.');
-    const read = readRequestBody(request, maxBodyBytes, requestTimeoutMs);
-    const body = read instanceof Promise ? await read : read;
-    watch.stream = (body.value as { stream?: unknown } | null)?.stream === true;
-    const principal = (await authenticateRequest(request, body.bytes, authSettings, true))!;
-    watch.principal = principal;
-    const validated = validateChatRequest(body.value);
-    watch.stream = validated.stream;
-    const resumable = validated.stream && (validated.resumable ?? streams.resumableByDefault);
-    if (resumable && streams.refuseReason !== undefined) {
-      throw new QuantumChatError('unsupported_value', `Resumable streams are not available on this server: ${streams.refuseReason}`, { param: 'stream_options.resumable' });
-    }
-    const model = registry!.get(validated.engineRequest.model);
-    if (model === undefined) throw modelNotFoundError(validated.engineRequest.model, registry!.list());
+  /** The registry's model a request names, if its plan allows it (decisions §6). */
+  function findModel(modelId: string, principal: Principal, watch: ChatRequestWatch): RegisteredModel {
+    const model = registry!.get(modelId);
+    if (model === undefined) throw modelNotFoundError(modelId, registry!.list());
     watch.model = model.id;
     if (!planAllows(model, principal.plan)) {
       throw new QuantumChatError('plan_required', `The model '${model.id}' requires the '${model.requiresPlan}' plan; your organisation is on '${principal.plan}'.`, { param: 'model' });
     }
+    return model;
+  }
+
+  /**
+   * Admits a validated request of any API (quotas reserve its prompt and token limit) and
+   * makes the settings of its one engine run, settled exactly as a chat completion's.
+   */
+  async function admitRun(
+    request: ChatHttpRequest,
+    requestId: string,
+    watch: ChatRequestWatch,
+    principal: Principal,
+    model: RegisteredModel,
+    baseRequest: Omit<ChatEngineRequest, 'reasoning'>,
+    fields: { ignoredParams: string[]; unknownFields: Record<string, unknown> | undefined },
+    wire: { api: 'chat.completions' | 'responses'; streamFormat: StreamFormat; includeUsage: boolean },
+  ): Promise<{ settings: RunSettings; headers: Record<string, string>; engineRequest: ChatEngineRequest }> {
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
-    const engineRequest: ChatEngineRequest = { ...validated.engineRequest, reasoning: model.reasoning };
+    const engineRequest: ChatEngineRequest = { ...baseRequest, reasoning: model.reasoning };
     // The unknown fields the engine forwards are not "ignored"; the rest are named in a header.
-    const passedThrough = selectPassedThrough(engine.passThrough, validated.unknownFields);
+    const passedThrough = selectPassedThrough(engine.passThrough, fields.unknownFields);
     if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;
     // No `await` without an admission step: each one is a turn of the microtask queue.
     // The bound at once; the count when the access control asks (it refuses what it can without).
     const prompt = accessControl.admit === undefined ? undefined : measurePromptOf(engine, engineRequest);
     const admission: Admission | undefined = prompt === undefined ? undefined : await accessControl.admit?.(principal, new MeasuredDemand(requestId, model.id, engineRequest.maxTokens, prompt));
     const headers: Record<string, string> = { ...admission?.headers };
-    const ignoredParams = passedThrough === undefined ? validated.ignoredParams : validated.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
+    const ignoredParams = passedThrough === undefined ? fields.ignoredParams : fields.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
     if (ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(ignoredParams);
-    const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
-    const settings = {
+    const api = wire.api;
+    const settings: RunSettings = {
       engine,
       request: engineRequest,
       prompt,
@@ -251,12 +253,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       shutdownSignal: options.shutdownSignal,
       generateId,
       createdSeconds: Math.floor(now() / 1000),
-      streamFormat: format,
-      includeUsage: validated.includeUsage,
+      streamFormat: wire.streamFormat,
+      includeUsage: wire.includeUsage,
       keepAliveIntervalMs,
       stallTimeoutMs,
       track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
       onSettled: (outcome: RunOutcome): Promise<void> | undefined => {
+        // Usage records say which API a request came through.
+        outcome.api = api;
         const settling = admission?.settle(outcome);
         // A finished answer waits for a durable settle, whose failure becomes its own.
         if (admission?.settleBeforeAnswer === true && outcome.status === 200 && !outcome.interrupted && settling instanceof Promise) {
@@ -276,6 +280,47 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       onStreamStart: () => watch.streamStarted(),
       onFirstToken: watch.firstToken,
     };
+    return { settings, headers, engineRequest };
+  }
+
+  /** A request that runs an engine (a chat completion, a response), watched from arrival to settlement (logs, metrics, traces). */
+  function watchedRun(
+    request: ChatHttpRequest,
+    requestId: string,
+    work: (request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch) => Promise<ChatHttpResponse>,
+  ): Promise<ChatHttpResponse> {
+    const observer = observeRequest?.({ requestId, headers: request.headers });
+    const watch = new ChatRequestWatch(requestId, observer, options.onRequestSettled);
+    let answer: Promise<ChatHttpResponse>;
+    try {
+      answer = watch.run(() => work(request, requestId, watch));
+    } catch (thrown) {
+      answer = Promise.reject(thrown);
+    }
+    return answer.catch((thrown: unknown) => {
+      // The connection closed: the client left, unless our own request timeout closed it.
+      const left = request.connection.closed && !(QuantumChatError.isInstance(thrown) && thrown.code === 'request_timeout');
+      // Refused before its engine ran: nothing settled it yet.
+      if (!watch.settled) watch.refuse(left ? clientClosedStatus : QuantumChatError.isInstance(thrown) ? thrown.status : 500);
+      throw left && !(thrown instanceof ClientClosedError) ? new ClientClosedError(thrown) : thrown;
+    });
+  }
+
+  async function createCompletion(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse> {
+    const { value, principal } = await readAndAuthenticate(request, watch);
+    const validated = validateChatRequest(value);
+    watch.stream = validated.stream;
+    const resumable = validated.stream && (validated.resumable ?? streams.resumableByDefault);
+    if (resumable && streams.refuseReason !== undefined) {
+      throw new QuantumChatError('unsupported_value', `Resumable streams are not available on this server: ${streams.refuseReason}`, { param: 'stream_options.resumable' });
+    }
+    const model = findModel(validated.engineRequest.model, principal, watch);
+    const format = headerValue(request.headers, 'x-stream-format') === 'openai' ? 'openai' : options.streamFormat ?? 'quantum';
+    const { settings, headers } = await admitRun(request, requestId, watch, principal, model, validated.engineRequest, validated, {
+      api: 'chat.completions',
+      streamFormat: format,
+      includeUsage: validated.includeUsage,
+    });
     if (!validated.stream) return jsonResponse(200, headers, await runToCompletion(settings));
     if (resumable) return streams.start(settings, principal, headers);
     // Returned, not awaited: this frame ends here while the stream waits for its first token.
@@ -296,11 +341,52 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     return response;
   }
 
+  /** Reads and authenticates a request body as a chat completion's is read (limits, JSON rules, signatures). */
+  async function readAndAuthenticate(request: ChatHttpRequest, watch: ChatRequestWatch): Promise<{ value: unknown; principal: Principal }> {
+    if (options.shutdownSignal?.aborted) throw new QuantumChatError('shutting_down', 'The server is shutting down; retry the request.');
+    const read = readRequestBody(request, maxBodyBytes, requestTimeoutMs);
+    const body = read instanceof Promise ? await read : read;
+    watch.stream = (body.value as { stream?: unknown } | null)?.stream === true;
+    const principal = (await authenticateRequest(request, body.bytes, authSettings, true))!;
+    watch.principal = principal;
+    return { value: body.value, principal };
+  }
+
+  /** A route that generates nothing: any key of the owner's organisation and kind, counted against the requests per minute only. */
+  async function authenticateRoute(request: ChatHttpRequest): Promise<{ principal: Principal; headers: Record<string, string> }> {
+    const principal = (await authenticateRequest(request, new Uint8Array(0), authSettings, true))!;
+    const admitted = accessControl.admitRequest === undefined ? undefined : await accessControl.admitRequest(principal);
+    return { principal, headers: { ...admitted?.headers } };
+  }
+
+  const responsesApi = createResponsesApi({
+    store: options.responseStore ?? createMemoryResponseStore({ now }),
+    retentionMs: (options.responses?.retentionSeconds ?? defaultResponseRetentionSeconds) * 1000,
+    generateId: options.responses?.generateId ?? generateRandomResponseId,
+    now,
+    streams,
+    readAndAuthenticate,
+    authenticateRoute,
+    findModel,
+    admitRun,
+    onError: (error, requestId) => options.onError?.(error, { requestId }),
+  });
+
   function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> | ChatHttpResponse {
     const route = routeRequest(request.method, request.path, request.basePath);
     switch (route.name) {
       case 'create-chat-completion':
-        return chatCompletion(request, requestId);
+        return watchedRun(request, requestId, createCompletion);
+      case 'create-response':
+        return watchedRun(request, requestId, responsesApi.create);
+      case 'retrieve-response':
+        return responsesApi.retrieve(request, route.responseId);
+      case 'delete-response':
+        return responsesApi.remove(request, route.responseId);
+      case 'list-input-items':
+        return responsesApi.inputItems(request, route.responseId);
+      case 'cancel-response':
+        return responsesApi.cancel(request, route.responseId);
       case 'list-models':
         return listModels(request);
       case 'retrieve-model':

@@ -50,12 +50,14 @@ describe('error messages', () => {
     expect(wrongMethod.message).toContain('/v1/models');
   });
 
-  it('should say which API and client to use when asked for the Responses API', async () => {
-    const error = await errorOf(await handler.fetch(new Request('http://127.0.0.1/v1/responses', { method: 'POST', body: '{}' })));
+  it('should serve the Responses API, and name an unknown path below it as any other', async () => {
+    const missingKey = await errorOf(await handler.fetch(new Request('http://127.0.0.1/v1/responses', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })));
+    expect(missingKey).toMatchObject({ status: 401, code: 'missing_api_key' });
+    const error = await errorOf(await handler.fetch(new Request('http://127.0.0.1/v1/responses/resp_1/unknown', { method: 'GET' })));
     expect(error).toMatchObject({ status: 404, code: 'unknown_url' });
-    expect(error.message).toContain('POST /v1/responses');
-    expect(error.message).toContain('/v1/chat/completions');
-    expect(error.message).toContain('@ai-sdk/openai-compatible');
+    expect(error.message).toContain('GET /v1/responses/resp_1/unknown');
+    const wrongMethod = await errorOf(await handler.fetch(new Request('http://127.0.0.1/v1/responses', { method: 'GET' })));
+    expect(wrongMethod).toMatchObject({ status: 405, code: 'method_not_allowed' });
   });
 
   it('should serve an OpenAPI document naming its own mount path as the server URL', async () => {

@@ -9,13 +9,18 @@ export type ChatRoute =
   /** Resumable streams (decisions §4.7). */
   | { name: 'resume-stream'; streamId: string }
   | { name: 'stream-result'; streamId: string }
-  | { name: 'cancel-stream'; streamId: string };
+  | { name: 'cancel-stream'; streamId: string }
+  /** The Responses API (decisions §10). */
+  | { name: 'create-response' }
+  | { name: 'retrieve-response'; responseId: string }
+  | { name: 'delete-response'; responseId: string }
+  | { name: 'cancel-response'; responseId: string }
+  | { name: 'list-input-items'; responseId: string };
 
 const modelPath = /^\/models\/([^/]+)$/;
 const streamPath = /^\/chat\/completions\/([^/]+)(?:\/(stream|cancel))?$/;
 
-/** The OpenAI Responses API, which clients such as the AI SDK's default OpenAI provider call. */
-const responsesPath = /^\/responses(?:\/|$)/;
+const responsePath = /^\/responses\/([^/]+)(?:\/(cancel|input_items))?$/;
 
 /**
  * 405 `method_not_allowed` with its `Allow` header (HEAD comes with GET), worded as the handler
@@ -41,18 +46,9 @@ function allowOnly(methods: string[], method: string, path: string): void {
   throw methodNotAllowedError(method, path, methods);
 }
 
-/**
- * The 404 of a path the handler does not serve, naming the full path (mount point included);
- * a request for the Responses API is told which API and client to use instead.
- */
+/** The 404 of a path the handler does not serve, naming the full path (mount point included). */
 export function unknownUrlError(method: string, path: string, basePath = ''): QuantumChatError {
-  const message = `Unknown request URL: ${method.toUpperCase()} ${(basePath + path).slice(0, 200)}.`;
-  if (!responsesPath.test(path)) return new QuantumChatError('unknown_url', message);
-  return new QuantumChatError(
-    'unknown_url',
-    `${message} This server implements the Chat Completions API (POST ${basePath}/chat/completions), not the Responses API. ` +
-      "With the Vercel AI SDK use the '@ai-sdk/openai-compatible' provider (or 'openai.chat(model)' of '@ai-sdk/openai'); with the openai SDK call 'client.chat.completions.create'.",
-  );
+  return new QuantumChatError('unknown_url', `Unknown request URL: ${method.toUpperCase()} ${(basePath + path).slice(0, 200)}.`);
 }
 
 /**
@@ -83,6 +79,24 @@ export function routeRequest(method: string, rawPath: string, basePath = ''): Ch
     }
     allowOnly(['GET'], verb, basePath + path);
     return { name: stream[2] === 'stream' ? 'resume-stream' : 'stream-result', streamId };
+  }
+  if (path === '/responses') {
+    allowOnly(['POST'], verb, basePath + path);
+    return { name: 'create-response' };
+  }
+  const response = responsePath.exec(path);
+  if (response) {
+    const responseId = decodeSegment(response[1]!);
+    if (response[2] === 'cancel') {
+      allowOnly(['POST'], verb, basePath + path);
+      return { name: 'cancel-response', responseId };
+    }
+    if (response[2] === 'input_items') {
+      allowOnly(['GET'], verb, basePath + path);
+      return { name: 'list-input-items', responseId };
+    }
+    allowOnly(['GET', 'DELETE'], verb, basePath + path);
+    return verb === 'DELETE' ? { name: 'delete-response', responseId } : { name: 'retrieve-response', responseId };
   }
   const model = modelPath.exec(path);
   if (model) {

@@ -12,21 +12,36 @@ type FinishEvent = Extract<ChatEngineEvent, { type: 'finish' }>;
 export async function runToCompletion(settings: RunSettings): Promise<string> {
   // Drawn first, as in a stream, so ids come in the same order either way.
   const completionId = settings.generateId('completion');
-  const run = new EngineRun(settings);
-  const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
-  settings.track?.(() => progress.outcome(200, false));
   const parts = new CompletionParts(settings.generateId, settings.request.logprobs !== undefined);
-  const finish = await collectUntilFinish(settings, run, progress, parts);
-  // An engine that finished although its client had left: the answer reaches nobody.
-  const left = settings.client.closed;
-  const acknowledged = settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
-  if (acknowledged !== undefined) await acknowledged;
+  const finish = await runToFinish(settings, parts);
   const { request } = settings;
   return parts.encode({ id: completionId, created: settings.createdSeconds, model: request.model, showReasoning: request.reasoning }, finish);
 }
 
+/** What gathers a non-streaming answer's events before its finish (chat's parts, a response's output). */
+export interface RunCollector {
+  add(event: Exclude<ChatEngineEvent, FinishEvent>): unknown;
+}
+
+/**
+ * Runs the engine to its finish, each event before it given to `collector`, and settles the
+ * run (a durable settle is awaited: the answer is acknowledged only after it). Any API's
+ * non-streaming answer is built from what it collected and the finish event.
+ */
+export async function runToFinish(settings: RunSettings, collector: RunCollector): Promise<FinishEvent> {
+  const run = new EngineRun(settings);
+  const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
+  settings.track?.(() => progress.outcome(200, false));
+  const finish = await collectUntilFinish(settings, run, progress, collector);
+  // An engine that finished although its client had left: the answer reaches nobody.
+  const left = settings.client.closed;
+  const acknowledged = settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
+  if (acknowledged !== undefined) await acknowledged;
+  return finish;
+}
+
 /** Pulls the engine's events into `parts` up to its finish; a failure settles the run and throws. */
-async function collectUntilFinish(settings: RunSettings, run: EngineRun, progress: RunProgress, parts: CompletionParts): Promise<FinishEvent> {
+async function collectUntilFinish(settings: RunSettings, run: EngineRun, progress: RunProgress, parts: RunCollector): Promise<FinishEvent> {
   const { iterator } = run;
   try {
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) {

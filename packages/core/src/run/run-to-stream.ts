@@ -4,16 +4,17 @@ import { EngineRun } from './engine-run.js';
 import { explainFailure, failureStatus } from './run-failure.js';
 import { RunProgress } from './run-progress.js';
 import type { RunSettings } from './run-settings.js';
-import { streamRunFrames } from './stream-run-frames.js';
+import { streamRunFrames, type RunFramer } from './stream-run-frames.js';
 
 /**
  * Starts a stream (decisions §4): resolves with its SSE frames once the engine produced its
  * first event, so that an early failure is still a real HTTP error. An engine still silent
  * after the keep-alive interval does not hold the response back any longer: the stream starts
  * with a `: keep-alive` (proxies cut silent connections), and a failure after that is an
- * `error` frame, the stream ending without `[DONE]`.
+ * `error` frame, the stream ending without `[DONE]`. `makeFramer` gives another wire's frames
+ * (the Responses API's); chat completions' by default.
  */
-export function runToStream(settings: RunSettings): Promise<AsyncIterableIterator<string>> {
+export function runToStream(settings: RunSettings, makeFramer?: (settings: RunSettings) => RunFramer): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings);
   const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
   settings.track?.(() => progress.outcome(200, false));
@@ -33,20 +34,20 @@ export function runToStream(settings: RunSettings): Promise<AsyncIterableIterato
   };
   const keepAliveMs = settings.keepAliveIntervalMs;
   // `then`, not `await`: nothing but this reaction is held while the engine is silent.
-  if (!(keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY)) return firstStep.then((first) => streamRunFrames(settings, run, progress, first), failed);
+  if (!(keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY)) return firstStep.then((first) => streamRunFrames(settings, run, progress, first, makeFramer), failed);
   return new Promise((resolve, reject) => {
     let started = false;
     const timer = setTimeout(() => {
       // A client that left has nobody to keep alive: the first step settles the request.
       if (settings.client.closed) return;
       started = true;
-      resolve(streamRunFrames(settings, run, progress, firstStep));
+      resolve(streamRunFrames(settings, run, progress, firstStep, makeFramer));
     }, keepAliveMs);
     firstStep.then(
       (first) => {
         if (started) return;
         clearTimeout(timer);
-        resolve(streamRunFrames(settings, run, progress, first));
+        resolve(streamRunFrames(settings, run, progress, first, makeFramer));
       },
       (thrown: unknown) => {
         // Once started, the frame stream reports the failure as an error frame.

@@ -13,22 +13,48 @@ import type { RunSettings } from './run-settings.js';
 const keepAliveFrame = encodeSseComment('keep-alive');
 
 /**
+ * How a stream's engine events become the frames of one wire (chat completions, the Responses
+ * API): everything else about a stream (keep-alive, backpressure, stall, abort, settlement) is
+ * the run's, the same for every wire.
+ */
+export interface RunFramer {
+  /** The frames of one engine event as one string ('' for none). */
+  framesOf(event: ChatEngineEvent): string;
+  /** The frames telling the client how the stream failed after its first byte. */
+  failure(error: unknown): string;
+  /**
+   * Called with the engine's finish once the run is settled, before its frames go out; a
+   * promise holds them back (the Responses API stores the response before saying it is done).
+   */
+  beforeLast?(event: ChatEngineEvent): void | Promise<void>;
+  /** The stream ended, however it ended (after its last frames, a failure, a cancel or a departure). */
+  ended?(): void;
+}
+
+/** A chat completion stream's framer, in the settings' stream format. */
+function chatFramer(settings: RunSettings): RunFramer {
+  const encoder = createStreamFrameEncoder(settings.streamFormat, {
+    id: settings.completionId ?? settings.generateId('completion'),
+    created: settings.createdSeconds,
+    model: settings.request.model,
+  });
+  return { framesOf: createEventFramer(settings, encoder), failure: (error) => encoder.error(toErrorEnvelope(error)) };
+}
+
+/**
  * The frames of a stream: from the engine's first event, or (still pending after the
- * keep-alive interval) from a first `: keep-alive`.
+ * keep-alive interval) from a first `: keep-alive`. A chat completion's unless `framer` says.
  */
 export function streamRunFrames(
   settings: RunSettings,
   run: EngineRun,
   progress: RunProgress,
   first: IteratorResult<ChatEngineEvent> | Promise<IteratorResult<ChatEngineEvent>>,
+  makeFramer?: (settings: RunSettings) => RunFramer,
 ): AsyncIterableIterator<string> {
   settings.onStreamStart?.();
-  const encoder = createStreamFrameEncoder(settings.streamFormat, {
-    id: settings.completionId ?? settings.generateId('completion'),
-    created: settings.createdSeconds,
-    model: settings.request.model,
-  });
-  const hooks = runFrameHooks(settings, run, progress, encoder.error, createEventFramer(settings, encoder));
+  const framer = makeFramer === undefined ? chatFramer(settings) : makeFramer(settings);
+  const hooks = runFrameHooks(settings, run, progress, framer);
   return new FrameStream(run.iterator, first, hooks, {
     keepAliveMs: settings.keepAliveIntervalMs,
     keepAliveFrame,
@@ -42,9 +68,9 @@ function runFrameHooks(
   settings: RunSettings,
   run: EngineRun,
   progress: RunProgress,
-  errorFrame: ReturnType<typeof createStreamFrameEncoder>['error'],
-  framesOf: (event: ChatEngineEvent) => string,
+  framer: RunFramer,
 ): FrameStreamHooks<ChatEngineEvent> {
+  const { framesOf } = framer;
   let settled = false;
   const settle = (interrupted: boolean): void | Promise<void> => {
     if (settled) return;
@@ -70,7 +96,9 @@ function runFrameHooks(
       // The finish, usage and [DONE] frames acknowledge the answer: they wait for its settle.
       progress.observe(event);
       run.markFinished();
-      return settle(false);
+      const settling = settle(false);
+      if (framer.beforeLast === undefined) return settling;
+      return settling === undefined ? framer.beforeLast(event) : settling.then(() => framer.beforeLast!(event));
     },
     onFirstFrame: settings.onFirstToken,
     onFinished() {
@@ -80,7 +108,7 @@ function runFrameHooks(
     failure(error) {
       void settle(true);
       // The client that left cannot read an error frame; anyone else gets one.
-      return settings.client.closed ? undefined : errorFrame(toErrorEnvelope(explainFailure(settings, error)));
+      return settings.client.closed ? undefined : framer.failure(explainFailure(settings, error));
     },
     onStalled(error) {
       void settle(true);
@@ -94,6 +122,7 @@ function runFrameHooks(
     },
     onEnded() {
       unwatchClient();
+      framer.ended?.();
       // Also reached when a host stops before reading one frame (the client left right
       // after the headers).
       void settle(true);

@@ -5,6 +5,7 @@ import type { ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-ty
 import { headerValue } from '../request/read-request-body.js';
 import type { RunSettings } from '../run/run-settings.js';
 import { runToStream } from '../run/run-to-stream.js';
+import type { RunFramer } from '../run/stream-run-frames.js';
 import { completionFromFrames } from './completion-from-frames.js';
 import { DetachableConnection } from './detachable-connection.js';
 import { followStream } from './follow-stream.js';
@@ -34,6 +35,14 @@ export interface StreamsOptions {
   refuseReason?: string;
   /** Reporting only (metrics): a resumable stream started, a resume began, a cancel was asked for. */
   onStreamEvent?: (event: StreamEvent) => void;
+}
+
+/** Another wire's stream in the store (the Responses API's): its id, its kind and its frames. */
+export interface StreamWire {
+  id: string;
+  /** `StreamMeta.kind`: `responses`. */
+  kind: string;
+  makeFramer: (settings: RunSettings) => RunFramer;
 }
 
 /** What `onStreamEvent` hears of. */
@@ -117,11 +126,11 @@ export class ResumableStreams {
    * Starts a resumable stream: the run writes its frames to the store, its client reads them
    * back from there like any resume. A failure before the first frame is still a real HTTP error.
    */
-  start(settings: RunSettings, principal: Principal, headers: Record<string, string>): Promise<ChatHttpResponse> {
+  start(settings: RunSettings, principal: Principal, headers: Record<string, string>, wire?: StreamWire): Promise<ChatHttpResponse> {
     const client = settings.client;
-    const id = settings.generateId('completion');
+    const id = wire?.id ?? settings.generateId('completion');
     const connection = new DetachableConnection(client);
-    const kind = `chat:${settings.streamFormat}`;
+    const kind = wire?.kind ?? `chat:${settings.streamFormat}`;
     // The run needs neither keep-alive nor stall guard: each follower has its own.
     const run: RunSettings = { ...settings, completionId: id, client: connection, keepAliveIntervalMs: 0, stallTimeoutMs: 0 };
     const begin = (frames: AsyncIterator<string> | Promise<AsyncIterator<string>>, startNow: boolean): Promise<ChatHttpResponse> => {
@@ -147,7 +156,7 @@ export class ResumableStreams {
       // A shared store first makes the stream known to every instance: a resume sent as soon as the id is seen finds it.
       return created === undefined ? following.then(respond) : Promise.all([following, created]).then(([events]) => respond(events));
     };
-    const started = runToStream(run);
+    const started = runToStream(run, wire?.makeFramer);
     const keepAliveMs = this.#keepAliveMs;
     if (!(keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY)) return started.then((frames) => begin(frames, false));
     // As a plain stream (decisions §4.6): an engine still silent after the keep-alive interval no
@@ -172,6 +181,56 @@ export class ResumableStreams {
         },
       );
     });
+  }
+
+  /**
+   * Starts a run that nobody reads yet (a background response): its frames go to the store,
+   * where any instance can follow or cancel it. Counted as a run without a reader (the
+   * organisation's cap applies). Resolves once every instance can find it.
+   */
+  runDetached(settings: RunSettings, principal: Principal, wire: StreamWire): { created: void | Promise<void>; frames: Promise<AsyncIterator<string>> } {
+    const connection = new DetachableConnection(settings.client);
+    connection.detach();
+    const run: RunSettings = { ...settings, client: connection, keepAliveIntervalMs: 0, stallTimeoutMs: 0 };
+    const frames = runToStream(run, wire.makeFramer);
+    const runs = this.#runs;
+    const producer = new StreamProducer(this.store, wire.id, { owner: streamOwner(principal), kind: wire.kind, createdAt: this.#now() }, frames, (ended) => runs.remove(ended), this.#runTimeoutMs);
+    runs.add(producer);
+    const created = producer.start();
+    this.#report('started');
+    runs.attach(producer);
+    runs.release(producer);
+    return { created, frames };
+  }
+
+  /**
+   * Follows a stream of another wire (`kind`) from after frame `after`: undefined when it is
+   * unknown, expired, another owner's or of another kind.
+   */
+  async follow(request: ChatHttpRequest, principal: Principal, id: string, kind: string, after: number): Promise<AsyncIterableIterator<string> | undefined> {
+    const info = await this.store.describe(id);
+    if (info === undefined || info.meta.owner !== streamOwner(principal) || info.meta.kind !== kind) return undefined;
+    this.#report('resumed');
+    const runs = this.#runs;
+    const producer = runs.get(id);
+    if (producer !== undefined) runs.attach(producer);
+    return followStream({
+      store: this.store,
+      id,
+      after,
+      kind,
+      connection: request.connection,
+      keepAliveMs: this.#keepAliveMs,
+      stallTimeoutMs: this.#stallTimeoutMs,
+      ...(producer !== undefined ? { onEnded: () => runs.release(producer) } : {}),
+    });
+  }
+
+  /** Asks a stream's producer, wherever it runs, to stop (a local one at once). */
+  async requestCancel(id: string): Promise<void> {
+    const local = this.#runs.get(id);
+    if (local !== undefined) local.cancel();
+    else await this.store.requestCancel(id);
   }
 
   async #find(principal: Principal, id: string): Promise<StreamInfo> {

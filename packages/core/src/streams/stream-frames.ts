@@ -25,6 +25,11 @@ export function splitFrames(text: string): string[] {
 
 /** The error frame of a stream of `kind`, in its wire format (the spec's `event: error`, or a bare `data:` for OpenAI's). */
 export function encodeErrorFrame(kind: string, error: unknown): string {
+  if (kind === 'responses') {
+    // The Responses API's `error` event (decisions §10); the run's own frames carried the sequence numbers.
+    const { code, message, param } = toErrorEnvelope(error).error;
+    return dataFrame(errorOpening, JSON.stringify({ type: 'error', code, message, param }));
+  }
   return dataFrame(kind.endsWith(':openai') ? plainOpening : errorOpening, JSON.stringify(toErrorEnvelope(error)));
 }
 

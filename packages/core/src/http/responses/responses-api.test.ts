@@ -1,0 +1,417 @@
+import { describe, expect, it } from 'vitest';
+import type { AccessControl, AdmissionOutcome } from '../../auth/access-control.js';
+import { generateApiKey } from '../../auth/parse-api-key.js';
+import { staticApiKeys } from '../../auth/static-api-keys.js';
+import { signRequestBody } from '../../auth/verify-signature.js';
+import type { ChatEngine, ChatEngineEvent, ChatEngineRequest } from '../../engine/chat-engine.js';
+import { QuantumChatError } from '../../errors/quantum-chat-error.js';
+import { createSequentialResponseIdGenerator } from '../../run/responses/response-ids.js';
+import { createChatHandler, type ChatHandlerOptions } from '../create-chat-handler.js';
+
+const key = generateApiKey('live');
+const sameOrgKey = generateApiKey('live');
+const otherOrgKey = generateApiKey('live');
+const proKey = generateApiKey('live');
+const secret = 'whsec_test_secret';
+const keys = staticApiKeys([
+  { key, organisationId: 'acme' },
+  { key: sameOrgKey, organisationId: 'acme' },
+  { key: otherOrgKey, organisationId: 'globex' },
+  { key: proKey, organisationId: 'initech', plan: 'free' },
+]);
+
+const usage = { promptTokens: 5, completionTokens: 4, reasoningTokens: 1 };
+const answer: ChatEngineEvent[] = [
+  { type: 'reasoning', text: 'think' },
+  { type: 'content', text: 'Hello' },
+  { type: 'content', text: ' world' },
+  { type: 'finish', reason: 'stop', usage },
+];
+const toolAnswer: ChatEngineEvent[] = [
+  { type: 'tool-call', index: 0, name: 'lookup', argumentsDelta: '{"q":' },
+  { type: 'tool-call', index: 0, argumentsDelta: '"x"}' },
+  { type: 'finish', reason: 'stop', usage },
+];
+
+/** A scripted engine that notes each request it is given. */
+function recordingEngine(events: ChatEngineEvent[] = answer) {
+  const requests: ChatEngineRequest[] = [];
+  const engine: ChatEngine = {
+    async *generate(request) {
+      requests.push(request);
+      for (const event of events) yield event;
+    },
+  };
+  return { engine, requests };
+}
+
+/** An engine whose events come out one per `release()`. */
+function gatedEngine(events: ChatEngineEvent[] = answer) {
+  const waiting: Array<() => void> = [];
+  let credit = 0;
+  const engine: ChatEngine = {
+    async *generate(_request, context) {
+      for (const event of events) {
+        while (credit === 0) await new Promise<void>((resolve) => waiting.push(resolve));
+        credit--;
+        if (context.signal.aborted) throw context.signal.reason;
+        yield event;
+      }
+    },
+  };
+  return {
+    engine,
+    release(count = 1) {
+      credit += count;
+      for (const wake of waiting.splice(0)) wake();
+    },
+  };
+}
+
+/** Records each settle outcome, admitting everything (or refusing with `refuse`). */
+function countingAccess(refuse?: QuantumChatError) {
+  const outcomes: AdmissionOutcome[] = [];
+  const demands: { maxTokens: number; promptTokens: number }[] = [];
+  const accessControl: AccessControl = {
+    authenticate: (parsed) => keys.authenticate(parsed),
+    async admit(_principal, demand) {
+      demands.push({ maxTokens: demand.maxTokens, promptTokens: demand.promptTokens });
+      if (refuse !== undefined) throw refuse;
+      return { headers: { 'x-ratelimit-remaining-requests': '9' }, settle: (outcome) => void outcomes.push(outcome) };
+    },
+  };
+  return { accessControl, outcomes, demands };
+}
+
+function makeHandler(options: Partial<ChatHandlerOptions> = {}) {
+  return createChatHandler({
+    accessControl: keys,
+    engine: recordingEngine().engine,
+    now: () => 1_700_000_000_000,
+    responses: { generateId: createSequentialResponseIdGenerator() },
+    ...options,
+  });
+}
+
+function post(body: unknown, headers: Record<string, string> = {}, path = '/v1/responses') {
+  return new Request(`http://127.0.0.1${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+function get(path: string, withKey = key, method = 'GET') {
+  return new Request(`http://127.0.0.1/v1${path}`, { method, headers: { authorization: `Bearer ${withKey}` } });
+}
+
+/** The events of an SSE body as `{event, data}` (keep-alive comments skipped). */
+function parseEvents(text: string): { event: string; data: Record<string, unknown> }[] {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.includes('data: '))
+    .map((frame) => {
+      const lines = frame.split('\n');
+      const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? '';
+      const data = JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as Record<string, unknown>;
+      return { event, data };
+    });
+}
+
+const turns = async (count = 10) => {
+  for (let index = 0; index < count; index++) await new Promise((resolve) => setTimeout(resolve, 0));
+};
+
+describe('POST /v1/responses (JSON)', () => {
+  it('answers a Response, reasoning before the message, usage in the Responses names, ignored fields named', async () => {
+    const { engine, requests } = recordingEngine();
+    const access = countingAccess();
+    const handler = makeHandler({ engine, accessControl: access.accessControl });
+    const response = await handler.fetch(post({ model: 'quantum-reasoner', input: 'Hi', instructions: 'Be brief.', max_output_tokens: 64, foo: 1 }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-quantum-ignored-params')).toBe('foo');
+    expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('9');
+    const body = await response.json();
+    expect(body).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      model: 'quantum-reasoner',
+      instructions: 'Be brief.',
+      max_output_tokens: 64,
+      store: true,
+      usage: { input_tokens: 5, output_tokens: 4, output_tokens_details: { reasoning_tokens: 1 }, total_tokens: 9 },
+    });
+    expect(body.id).toMatch(/^resp_/);
+    expect(body.output.map((item: { type: string }) => item.type)).toEqual(['reasoning', 'message']);
+    expect(body.output[0].summary).toEqual([{ type: 'summary_text', text: 'think' }]);
+    expect(body.output[1].content[0].text).toBe('Hello world');
+    expect(requests[0]!.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hi' },
+    ]);
+    expect(requests[0]!.maxTokens).toBe(64);
+    // Quotas reserve the input and max_output_tokens; the settle names the API.
+    expect(access.demands).toEqual([{ maxTokens: 64, promptTokens: expect.any(Number) }]);
+    expect(access.outcomes).toMatchObject([{ api: 'responses', status: 200, promptTokens: 5, completionTokens: 4, interrupted: false }]);
+  });
+
+  it('settles a chat completion with api chat.completions', async () => {
+    const access = countingAccess();
+    const handler = makeHandler({ accessControl: access.accessControl });
+    const response = await handler.fetch(post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }] }, {}, '/v1/chat/completions'));
+    expect(response.status).toBe(200);
+    expect(access.outcomes).toMatchObject([{ api: 'chat.completions', status: 200 }]);
+  });
+
+  it('answers a function call, and a follow-up with previous_response_id carries the conversation', async () => {
+    const tools = recordingEngine(toolAnswer);
+    const handler = makeHandler({ engine: tools.engine });
+    const first = await (await handler.fetch(post({ model: 'quantum-flash', input: 'Look up x', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' } }] }))).json();
+    expect(first.output).toMatchObject([{ type: 'function_call', name: 'lookup', arguments: '{"q":"x"}', status: 'completed' }]);
+    const callId = first.output[0].call_id as string;
+    const second = await handler.fetch(post({ model: 'quantum-flash', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: callId, output: '42' }] }));
+    expect(second.status).toBe(200);
+    expect(tools.requests[1]!.messages).toEqual([
+      { role: 'user', content: 'Look up x' },
+      { role: 'assistant', content: null, toolCalls: [{ id: callId, type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
+      { role: 'tool', content: '42', toolCallId: callId },
+    ]);
+  });
+
+  it('resolves item_reference to stored input and output items', async () => {
+    const { engine, requests } = recordingEngine();
+    const handler = makeHandler({ engine });
+    const first = await (await handler.fetch(post({ model: 'quantum-flash', input: [{ type: 'message', role: 'user', content: 'Hi', id: 'msg_client_1' }] }))).json();
+    const messageId = first.output.find((item: { type: string }) => item.type === 'message').id as string;
+    const second = await handler.fetch(post({ model: 'quantum-flash', input: [{ type: 'item_reference', id: 'msg_client_1' }, { id: messageId }, { role: 'user', content: 'And?' }] }));
+    expect(second.status).toBe(200);
+    expect(requests[1]!.messages).toEqual([
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello world' },
+      { role: 'user', content: 'And?' },
+    ]);
+    const missing = await handler.fetch(post({ model: 'quantum-flash', input: [{ type: 'item_reference', id: 'msg_nope' }] }));
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error).toMatchObject({ code: 'response_not_found', param: 'input[0].id' });
+  });
+
+  it('refuses bad input with the field path, hosted tools by name', async () => {
+    const handler = makeHandler();
+    const cases: [unknown, string, string][] = [
+      [{ input: 'Hi' }, 'missing_required_parameter', 'model'],
+      [{ model: 'quantum-flash', input: [{ type: 'message', role: 'robot', content: 'x' }] }, 'invalid_value', 'input[0].role'],
+      [{ model: 'quantum-flash', input: 'Hi', tools: [{ type: 'web_search_preview' }] }, 'unsupported_value', 'tools[0].type'],
+      [{ model: 'quantum-flash', input: 'Hi', store: false, background: true }, 'invalid_value', 'background'],
+      [{ model: 'quantum-flash', input: [{ type: 'function_call_output', call_id: 'call_x', output: '1' }] }, 'invalid_value', 'input[0].call_id'],
+    ];
+    for (const [body, code, param] of cases) {
+      const response = await handler.fetch(post(body));
+      expect(response.status).toBe(400);
+      expect((await response.json()).error).toMatchObject({ code, param });
+    }
+    const badJson = await handler.fetch(post('{"model":'));
+    expect((await badJson.json()).error.code).toBe('invalid_json');
+    const unknownModel = await handler.fetch(post({ model: 'gpt-9', input: 'Hi' }));
+    expect(unknownModel.status).toBe(404);
+    expect((await unknownModel.json()).error.code).toBe('model_not_found');
+  });
+
+  it('applies plans, quotas, keys and signatures as chat does', async () => {
+    const handler = makeHandler({ signingSecrets: [secret] });
+    const plan = await handler.fetch(post({ model: 'quantum-pro', input: 'Hi' }, { authorization: `Bearer ${proKey}` }));
+    expect(plan.status).toBe(403);
+    expect((await plan.json()).error).toMatchObject({ code: 'plan_required', param: 'model' });
+    const noKey = await handler.fetch(post({ model: 'quantum-flash', input: 'Hi' }, { authorization: '' }));
+    expect(noKey.status).toBe(401);
+
+    const signing = makeHandler({ signingSecrets: [secret], requireSignatures: true });
+    const unsigned = await signing.fetch(post({ model: 'quantum-flash', input: 'Hi' }));
+    expect((await unsigned.json()).error.code).toBe('invalid_signature');
+    const body = JSON.stringify({ model: 'quantum-flash', input: 'Hi' });
+    const signature = await signRequestBody(secret, new TextEncoder().encode(body), 1_700_000_000);
+    const wrong = await signing.fetch(post(body.replace('Hi', 'Ho'), { 'x-service-signature': signature }));
+    expect((await wrong.json()).error.code).toBe('invalid_signature');
+    const signed = await signing.fetch(post(body, { 'x-service-signature': signature }));
+    expect(signed.status).toBe(200);
+
+    const quota = countingAccess(new QuantumChatError('insufficient_quota', 'You exceeded your token quota.'));
+    const refused = await makeHandler({ accessControl: quota.accessControl }).fetch(post({ model: 'quantum-flash', input: 'Hi', max_output_tokens: 500 }));
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error.code).toBe('insufficient_quota');
+    expect(quota.demands[0]!.maxTokens).toBe(500);
+  });
+});
+
+describe('POST /v1/responses (stream)', () => {
+  it('streams named events with sequence numbers, ending in response.completed, no [DONE]', async () => {
+    const handler = makeHandler({ engine: recordingEngine().engine });
+    const response = await handler.fetch(post({ model: 'quantum-reasoner', input: 'Hi', stream: true, store: false }));
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const text = await response.text();
+    expect(text).not.toContain('[DONE]');
+    const events = parseEvents(text);
+    expect(events[0]!.event).toBe('response.created');
+    expect(events[1]!.event).toBe('response.in_progress');
+    expect(events.at(-1)!.event).toBe('response.completed');
+    expect(events.map((event) => event.data.sequence_number)).toEqual(events.map((_event, index) => index));
+    for (const event of events) expect(event.data.type).toBe(event.event);
+    const final = events.at(-1)!.data.response as { output: { type: string }[]; status: string };
+    expect(final.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+  });
+
+  it('ends a stream that fails after its first byte with error then response.failed', async () => {
+    const failing: ChatEngine = {
+      async *generate() {
+        yield { type: 'content', text: 'Hel' };
+        throw new QuantumChatError('upstream_error', 'The upstream went away.');
+      },
+    };
+    const access = countingAccess();
+    const handler = makeHandler({ engine: failing, accessControl: access.accessControl });
+    const response = await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', stream: true }));
+    expect(response.status).toBe(200);
+    const events = parseEvents(await response.text());
+    expect(events.slice(-2).map((event) => event.event)).toEqual(['error', 'response.failed']);
+    expect(events.at(-2)!.data).toMatchObject({ type: 'error', code: 'upstream_error' });
+    expect(access.outcomes).toMatchObject([{ api: 'responses', interrupted: true }]);
+    // The stored response is the failed one.
+    const id = (events[0]!.data.response as { id: string }).id;
+    const stored = await (await handler.fetch(get(`/responses/${id}`))).json();
+    expect(stored).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+  });
+
+  it('fails before the first byte as a real HTTP error', async () => {
+    const failing: ChatEngine = {
+      // eslint-disable-next-line require-yield
+      async *generate() {
+        throw new QuantumChatError('engine_unavailable', 'No engine.');
+      },
+    };
+    const response = await makeHandler({ engine: failing }).fetch(post({ model: 'quantum-flash', input: 'Hi', stream: true, store: false }));
+    expect(response.status).toBe(503);
+    expect((await response.json()).error.code).toBe('engine_unavailable');
+  });
+
+  it('resumes a stored stream with starting_after, events after that sequence number', async () => {
+    const handler = makeHandler({ engine: recordingEngine().engine });
+    const events = parseEvents(await (await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', stream: true }))).text());
+    const id = (events[0]!.data.response as { id: string }).id;
+    const resumed = await handler.fetch(get(`/responses/${id}?stream=true&starting_after=3`));
+    expect(resumed.status).toBe(200);
+    const replayed = parseEvents(await resumed.text());
+    expect(replayed.map((event) => event.data.sequence_number)).toEqual(events.slice(4).map((event) => event.data.sequence_number));
+    expect(replayed.at(-1)!.event).toBe('response.completed');
+    const other = await handler.fetch(get(`/responses/${id}?stream=true`, otherOrgKey));
+    expect(other.status).toBe(404);
+  });
+});
+
+describe('stored responses', () => {
+  it('retrieves, lists input items, deletes; another organisation, store:false and deleted ids are 404', async () => {
+    const handler = makeHandler();
+    const created = await (
+      await handler.fetch(post({ model: 'quantum-flash', input: [{ role: 'user', content: 'One' }, { role: 'user', content: 'Two', id: 'msg_mine' }, { role: 'user', content: 'Three' }] }))
+    ).json();
+    const retrieved = await handler.fetch(get(`/responses/${created.id}`, sameOrgKey));
+    expect(await retrieved.json()).toEqual(created);
+
+    const page = await (await handler.fetch(get(`/responses/${created.id}/input_items?limit=2`))).json();
+    expect(page).toMatchObject({ object: 'list', has_more: true });
+    expect(page.data.map((item: { content: string }) => item.content)).toEqual(['Three', 'Two']);
+    expect(page.data[1].id).toBe('msg_mine');
+    expect(page.data[0].id).toMatch(/^msg_/);
+    expect(page.first_id).toBe(page.data[0].id);
+    expect(page.last_id).toBe('msg_mine');
+    const next = await (await handler.fetch(get(`/responses/${created.id}/input_items?after=msg_mine&order=desc`))).json();
+    expect(next.data.map((item: { content: string }) => item.content)).toEqual(['One']);
+    expect(next.has_more).toBe(false);
+    const ascending = await (await handler.fetch(get(`/responses/${created.id}/input_items?order=asc`))).json();
+    expect(ascending.data.map((item: { content: string }) => item.content)).toEqual(['One', 'Two', 'Three']);
+    const badLimit = await handler.fetch(get(`/responses/${created.id}/input_items?limit=101`));
+    expect((await badLimit.json()).error).toMatchObject({ code: 'invalid_value', param: 'limit' });
+
+    for (const path of [`/responses/${created.id}`, `/responses/${created.id}/input_items`]) {
+      const other = await handler.fetch(get(path, otherOrgKey));
+      expect(other.status).toBe(404);
+      expect((await other.json()).error.code).toBe('response_not_found');
+    }
+    const followUp = await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', previous_response_id: created.id }, { authorization: `Bearer ${otherOrgKey}` }));
+    expect((await followUp.json()).error).toMatchObject({ code: 'response_not_found', param: 'previous_response_id' });
+
+    const deleted = await handler.fetch(get(`/responses/${created.id}`, key, 'DELETE'));
+    expect(await deleted.json()).toEqual({ id: created.id, object: 'response.deleted', deleted: true });
+    expect((await handler.fetch(get(`/responses/${created.id}`))).status).toBe(404);
+    expect((await handler.fetch(get(`/responses/${created.id}`, key, 'DELETE'))).status).toBe(404);
+
+    const unstored = await (await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', store: false }))).json();
+    expect(unstored.store).toBe(false);
+    expect((await handler.fetch(get(`/responses/${unstored.id}`))).status).toBe(404);
+  });
+
+  it('forgets a response after its retention', async () => {
+    let now = 1_700_000_000_000;
+    const handler = makeHandler({ now: () => now, responses: { retentionSeconds: 60, generateId: createSequentialResponseIdGenerator() } });
+    const created = await (await handler.fetch(post({ model: 'quantum-flash', input: 'Hi' }))).json();
+    expect((await handler.fetch(get(`/responses/${created.id}`))).status).toBe(200);
+    now += 61_000;
+    expect((await handler.fetch(get(`/responses/${created.id}`))).status).toBe(404);
+  });
+});
+
+describe('background responses', () => {
+  it('answers queued at once, runs on, and is retrieved when done', async () => {
+    const gated = gatedEngine();
+    const handler = makeHandler({ engine: gated.engine });
+    const response = await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', background: true }));
+    const queued = await response.json();
+    expect(queued).toMatchObject({ status: 'queued', background: true, output: [] });
+    expect((await (await handler.fetch(get(`/responses/${queued.id}`))).json()).status).toBe('in_progress');
+    gated.release(10);
+    await turns();
+    const done = await (await handler.fetch(get(`/responses/${queued.id}`))).json();
+    expect(done.status).toBe('completed');
+    expect(done.output.at(-1).content[0].text).toBe('Hello world');
+    // A finished one is answered as it is.
+    const cancelDone = await handler.fetch(post('', {}, `/v1/responses/${queued.id}/cancel`));
+    expect((await cancelDone.json()).status).toBe('completed');
+  });
+
+  it('cancels a running background response; cancelling a foreground one is a 400', async () => {
+    const gated = gatedEngine();
+    const access = countingAccess();
+    const handler = makeHandler({ engine: gated.engine, accessControl: access.accessControl });
+    const queued = await (await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', background: true }))).json();
+    gated.release(2);
+    await turns();
+    const cancelled = await handler.fetch(post('', {}, `/v1/responses/${queued.id}/cancel`));
+    expect(cancelled.status).toBe(200);
+    expect((await cancelled.json()).status).toBe('cancelled');
+    await turns();
+    expect((await (await handler.fetch(get(`/responses/${queued.id}`))).json()).status).toBe('cancelled');
+    expect(access.outcomes).toMatchObject([{ api: 'responses', interrupted: true }]);
+
+    const unknown = await handler.fetch(post('', {}, '/v1/responses/resp_unknown/cancel'));
+    expect(unknown.status).toBe(404);
+    const own = makeHandler();
+    const mine = await (await own.fetch(post({ model: 'quantum-flash', input: 'Hi' }))).json();
+    const notBackground = await own.fetch(post('', {}, `/v1/responses/${mine.id}/cancel`));
+    expect(notBackground.status).toBe(400);
+  });
+
+  it('streams a background response and resumes it from another request', async () => {
+    const gated = gatedEngine();
+    const handler = makeHandler({ engine: gated.engine, keepAliveIntervalMs: 0 });
+    gated.release(1);
+    const response = await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', background: true, stream: true }));
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const id = (parseEvents(first)[0]!.data.response as { id: string }).id;
+    await reader.cancel();
+    gated.release(10);
+    await turns();
+    const resumed = parseEvents(await (await handler.fetch(get(`/responses/${id}?stream=true&starting_after=0`))).text());
+    expect(resumed[0]!.data.sequence_number).toBe(1);
+    expect(resumed.at(-1)!.event).toBe('response.completed');
+    expect((await (await handler.fetch(get(`/responses/${id}`))).json()).status).toBe('completed');
+  });
+});
