@@ -143,4 +143,10 @@ describe('createResponseStream', () => {
     expect(signalSeen?.aborted).toBe(true);
     await expect(stream.finalResponse()).rejects.toBeInstanceOf(APIUserAbortError);
   });
+
+  it('hands out a replay that starts mid-way, and knows the response from the first event that carries it', async () => {
+    const stream = createResponseStream(async (signal) => opened([encoder.encode(wire(events.slice(9)))], signal), undefined, undefined, { responseId: 'resp_1', startingAfter: 9 });
+    expect(await collect(stream)).toEqual(events.slice(9));
+    expect(await stream.finalResponse()).toEqual(completed);
+  });
 });

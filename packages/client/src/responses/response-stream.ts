@@ -82,6 +82,13 @@ export function createResponseStream(open: (signal: AbortSignal) => Promise<ApiR
     if (event.type === 'error') {
       throw new QuantumChatApiError(event.message, { type: null, code: event.code ?? null, param: event.param ?? null, headers, body: event });
     }
+    if (accumulator.snapshot === undefined && resumed?.startingAfter !== undefined) {
+      // A replay that starts mid-way has no `response.created`: its events are handed out as
+      // they come, and the response is known from the first event that carries it whole
+      // (`response.completed` at the latest).
+      if (!('response' in event)) return event;
+      accumulator.apply({ type: 'response.created', sequence_number: event.sequence_number, response: event.response });
+    }
     accumulator.apply(event);
     if (responseId === undefined && 'response' in event) responseId = event.response.id;
     if (terminalTypes.has(event.type)) ended = true;
