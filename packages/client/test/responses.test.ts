@@ -133,6 +133,18 @@ describe('client.responses against the real handler', () => {
     });
   }
 
+  it('should resume a stored stream dropped while its response still runs (the server keeps generating)', async () => {
+    const dropping = droppingFetch(1, 1200, 'error');
+    const client = createChatClient({ baseUrl: slowServer.baseUrl, apiKey, fetch: dropping.fetch, sleep: noSleep });
+    const stream = client.responses.stream({ model: 'quantum-lite', input: 'Write a short essay about rivers.', max_output_tokens: 300 });
+    const seen = await events(stream);
+    expect(dropping.dropped()).toBe(1);
+    expect(seen.at(-1)!.type).toMatch(/^response\.(completed|incomplete)$/);
+    const final = await stream.finalResponse();
+    const deltas = seen.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('');
+    expect(deltas).toBe(textOf(final));
+  });
+
   it('should not resume a stream made with store: false: its drop is an error', async () => {
     const dropping = droppingFetch(1, 900, 'end');
     const client = createChatClient({ baseUrl: server.baseUrl, apiKey, fetch: dropping.fetch, sleep: noSleep });
