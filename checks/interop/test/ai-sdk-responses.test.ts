@@ -2,8 +2,9 @@
  * The AI SDK's default OpenAI provider (`createOpenAI({ baseURL })(model)`, which calls the
  * Responses API) against the real server over HTTP: `generateText` and `streamText` with
  * multi-step tools (`stopWhen`), the reasoner's trace as reasoning parts, structured output
- * (`Output.object`), all with the provider's default `store: true`, so that later steps send
- * the earlier output as `item_reference`s the server resolves from its store.
+ * (`Output.object`), all with the provider's default `store: true`, so that later steps and
+ * turns send earlier reasoning and answers as `item_reference`s the server resolves from its
+ * store (function calls go back whole: the provider references only its own items).
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import type { ToolSet } from 'ai';
@@ -65,20 +66,36 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
     expect(result.response.id).toMatch(/^resp_/);
   });
 
-  it('should run multi-step tools with generateText, the second step sending item references (store: true)', async () => {
+  it('should run multi-step tools with generateText, the reasoner\'s trace going back as an item reference (store: true)', async () => {
     calls.length = 0;
     const { openai, bodies } = provider();
-    const result = await generateText({ model: openai('quantum-flash') as never, prompt: weatherQuestion, tools, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const result = await generateText({ model: openai('quantum-reasoner') as never, prompt: weatherQuestion, tools, stopWhen: stepCountIs(3), maxRetries: 0 });
     expect(result.steps).toHaveLength(2);
     expect(result.steps[0]!.finishReason).toBe('tool-calls');
+    expect(result.steps[0]!.reasoningText?.length ?? 0).toBeGreaterThan(0);
     expect(result.steps[0]!.toolCalls.map((call) => [call.toolName, call.input])).toEqual([['get_weather', { city: 'Paris' }]]);
     expect(result.finishReason).toBe('stop');
     expect(result.text).toMatch(/Paris.*18|18.*Paris/s);
     expect(calls).toEqual([{ city: 'Paris' }]);
-    // The provider's default: the first step's function call goes back as a reference to the stored item.
+    // The provider's default (store: true): the first step's reasoning item is sent back by
+    // reference only, and the server resolves it from its store; the call goes back whole.
     expect(bodies).toHaveLength(2);
-    expect(bodies[1].input).toContainEqual({ type: 'item_reference', id: expect.any(String) });
+    expect(bodies[1].input).toContainEqual({ type: 'item_reference', id: expect.stringMatching(/^rs_/) });
+    expect(bodies[1].input).toContainEqual(expect.objectContaining({ type: 'function_call', name: 'get_weather' }));
     expect(bodies[1].input).toContainEqual(expect.objectContaining({ type: 'function_call_output' }));
+  });
+
+  it('should continue a conversation whose earlier answer the provider sends as an item reference', async () => {
+    const { openai, bodies } = provider();
+    const first = await generateText({ model: openai('quantum-flash') as never, prompt: question, maxRetries: 0 });
+    const second = await generateText({
+      model: openai('quantum-flash') as never,
+      messages: [{ role: 'user', content: question }, ...first.response.messages, { role: 'user', content: 'And twice that?' }],
+      maxRetries: 0,
+    });
+    expect(bodies[1].input).toContainEqual({ type: 'item_reference', id: expect.stringMatching(/^msg_/) });
+    expect(second.finishReason).toBe('stop');
+    expect(second.text.length).toBeGreaterThan(0);
   });
 
   it('should run multi-step tools with streamText', async () => {
@@ -91,7 +108,8 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
     expect(parts.filter((part) => part.type === 'tool-call').map((part) => [part.toolName, part.input])).toEqual([['get_weather', { city: 'Paris' }]]);
     expect(parts.filter((part) => part.type === 'finish-step').map((part) => part.finishReason)).toEqual(['tool-calls', 'stop']);
     expect(await streamed.text).toMatch(/Paris.*18|18.*Paris/s);
-    expect(bodies[1].input).toContainEqual({ type: 'item_reference', id: expect.any(String) });
+    expect(calls).toEqual([{ city: 'Paris' }]);
+    expect(bodies[1].input).toContainEqual(expect.objectContaining({ type: 'function_call', name: 'get_weather' }));
   });
 
   it('should show the reasoner\'s trace as reasoning, with generateText and streamText', async () => {
