@@ -11,10 +11,11 @@ import type { ToolSet } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { aiSdkVersions } from './support/ai-sdk-client.js';
-import { installedVersion } from './support/compat-recorder.js';
+import { createCompatRecorder, installedVersion } from './support/compat-recorder.js';
 import { question, weatherQuestion } from './support/fixtures.js';
 import { startInteropServer, type InteropServer } from './support/interop-server.js';
 
+const compat = createCompatRecorder('ai-sdk-responses');
 let server: InteropServer;
 
 beforeAll(async () => {
@@ -22,6 +23,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  compat.flush();
   await server?.close();
 });
 
@@ -45,6 +47,8 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
   // @ai-sdk/openai 4 is the provider of `ai` 7.
   const sdk = aiSdkVersions.at(-1)!;
   const { generateText, streamText, stepCountIs, Output } = sdk.ai;
+  const prove = (feature: string, detail?: string) =>
+    compat.prove({ client: '@ai-sdk/openai', version: installedVersion('@ai-sdk/openai'), format: 'any', feature: `responses: ${feature}`, outcome: 'works', ...(detail ? { detail } : {}) });
   const tools = {
     get_weather: sdk.ai.tool({
       description: 'Get the current weather for a city',
@@ -64,6 +68,7 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(result.usage.outputTokens).toBeGreaterThan(0);
     expect(result.response.id).toMatch(/^resp_/);
+    prove('create', '`openai(model)`, the default');
   });
 
   it('should run multi-step tools with generateText, the reasoner\'s trace going back as an item reference (store: true)', async () => {
@@ -83,6 +88,8 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
     expect(bodies[1].input).toContainEqual({ type: 'item_reference', id: expect.stringMatching(/^rs_/) });
     expect(bodies[1].input).toContainEqual(expect.objectContaining({ type: 'function_call', name: 'get_weather' }));
     expect(bodies[1].input).toContainEqual(expect.objectContaining({ type: 'function_call_output' }));
+    prove('tools', 'multi-step (`stopWhen`) with `generateText` and `streamText`');
+    prove('stored state', 'reasoning items sent back as `item_reference` (default `store: true`)');
   });
 
   it('should continue a conversation whose earlier answer the provider sends as an item reference', async () => {
@@ -96,6 +103,7 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
     expect(bodies[1].input).toContainEqual({ type: 'item_reference', id: expect.stringMatching(/^msg_/) });
     expect(second.finishReason).toBe('stop');
     expect(second.text.length).toBeGreaterThan(0);
+    prove('stored state', 'earlier answers sent back as `item_reference`');
   });
 
   it('should run multi-step tools with streamText', async () => {
@@ -110,6 +118,8 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
     expect(await streamed.text).toMatch(/Paris.*18|18.*Paris/s);
     expect(calls).toEqual([{ city: 'Paris' }]);
     expect(bodies[1].input).toContainEqual(expect.objectContaining({ type: 'function_call', name: 'get_weather' }));
+    prove('stream');
+    prove('tools', 'multi-step (`stopWhen`) with `generateText` and `streamText`');
   });
 
   it('should show the reasoner\'s trace as reasoning, with generateText and streamText', async () => {
@@ -124,6 +134,7 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
     const reasoning = parts.filter((part) => part.type === 'reasoning-delta').map((part) => part.text).join('');
     expect(reasoning).toBe(generated.reasoningText);
     expect(await streamed.text).toBe(generated.text);
+    prove('reasoning', 'reasoning parts, streamed and not');
   });
 
   it('should give structured output with Output.object', async () => {
@@ -132,5 +143,6 @@ describe(`@ai-sdk/openai ${installedVersion('@ai-sdk/openai')} (the default prov
     const result = await generateText({ model: openai('quantum-flash') as never, prompt: 'Tell me about life in Tokyo, Japan, as JSON.', output: Output.object({ schema: Place }), maxRetries: 0 });
     expect(Place.parse(result.output)).toMatchObject({ city: 'Tokyo', country: 'Japan' });
     expect(bodies[0].text.format).toMatchObject({ type: 'json_schema', strict: true });
+    prove('structured output', '`Output.object`');
   });
 });

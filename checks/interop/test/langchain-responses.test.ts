@@ -7,8 +7,10 @@ import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { question, weatherQuestion, weatherResult, weatherTool } from './support/fixtures.js';
 import { startInteropServer, type InteropServer } from './support/interop-server.js';
-import { langchainVersion } from './support/langchain-client.js';
+import { createCompatRecorder } from './support/compat-recorder.js';
+import { langchainClient, langchainVersion } from './support/langchain-client.js';
 
+const compat = createCompatRecorder('langchain-responses');
 let server: InteropServer;
 
 beforeAll(async () => {
@@ -16,8 +18,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  compat.flush();
   await server?.close();
 });
+
+const prove = (feature: string, detail?: string) => compat.prove({ client: langchainClient, version: langchainVersion, format: 'any', feature: `responses: ${feature}`, outcome: 'works', ...(detail ? { detail } : {}) });
 
 const chatModel = (model: string) => new ChatOpenAI({ model, apiKey: server.testKey, maxRetries: 0, useResponsesApi: true, configuration: { baseURL: `${server.origin}/v1` } });
 
@@ -40,6 +45,8 @@ describe(`@langchain/openai ${langchainVersion} with useResponsesApi`, () => {
     expect(message.usage_metadata?.total_tokens).toBeGreaterThan(0);
     const merged = await streamAll(await chatModel('quantum-flash').stream(question));
     expect(textOf(merged.content)).toBe(text);
+    prove('create', '`ChatOpenAI({ useResponsesApi: true })`');
+    prove('stream');
   });
 
   it('should call the tool through bindTools (invoke and stream) and answer from its result', async () => {
@@ -51,5 +58,6 @@ describe(`@langchain/openai ${langchainVersion} with useResponsesApi`, () => {
     const answer = await bound.invoke([new HumanMessage(weatherQuestion), message, new ToolMessage({ tool_call_id: message.tool_calls![0]!.id!, content: weatherResult })]);
     expect(answer.tool_calls ?? []).toEqual([]);
     expect(textOf(answer.content)).toMatch(/18|cloudy/);
+    prove('tools', '`bindTools`, invoke and stream');
   });
 });

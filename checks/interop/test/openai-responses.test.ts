@@ -9,10 +9,12 @@ import { zodTextFormat as zodTextFormat6 } from 'openai/helpers/zod';
 import { zodTextFormat as zodTextFormat7 } from 'openai7/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { createCompatRecorder, type CompatCell } from './support/compat-recorder.js';
 import { question, weatherQuestion, weatherResult, weatherTool } from './support/fixtures.js';
 import { startInteropServer, type InteropServer } from './support/interop-server.js';
 import { openaiClients } from './support/openai-clients.js';
 
+const compat = createCompatRecorder('openai-responses');
 let server: InteropServer;
 /** Paced (a few tokens a second), so that a background response is still running when it is cancelled. */
 let slowServer: InteropServer;
@@ -22,6 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  compat.flush();
   await Promise.all([server?.close(), slowServer?.close()]);
 });
 
@@ -51,6 +54,7 @@ const outputText = (response: any) =>
 describe.each(modern)('openai@$version (installed as $packageName): the Responses API', (sdk) => {
   const zodTextFormat = helpers[sdk.packageName];
   // The SDK's own types are what is under test: `responses` is not in the suite's common subset.
+  const prove = (feature: string, detail?: string) => compat.prove({ client: 'openai', version: sdk.version, format: 'any', feature: `responses: ${feature}`, outcome: 'works', ...(detail ? { detail } : {}) } satisfies CompatCell);
   const client = (target = server) => sdk.create({ apiKey: target.testKey, baseURL: `${target.origin}/v1`, maxRetries: 0 }) as any;
 
   it('should answer responses.create as JSON: a completed Response with output_text and usage', async () => {
@@ -60,6 +64,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     expect(response.output_text).toBe(outputText(response));
     expect(response.output_text.length).toBeGreaterThan(0);
     expect(response.usage.total_tokens).toBe(response.usage.input_tokens + response.usage.output_tokens);
+    prove('create');
   });
 
   it('should stream responses.create({ stream: true }): named events in order with rising sequence numbers', async () => {
@@ -76,6 +81,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     const deltas = events.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta).join('');
     expect(deltas).toBe(outputText(events.at(-1).response));
     expect(deltas.length).toBeGreaterThan(0);
+    prove('stream');
   });
 
   it('should build the same Response with responses.stream() and finalResponse(), the reasoning item first for the reasoner', async () => {
@@ -91,6 +97,8 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     expect(final.output_text).toBe(whole.output_text);
     expect(text).toBe(whole.output_text);
     expect(final.usage.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
+    prove('stream helper', '`responses.stream()` + `finalResponse()`');
+    prove('reasoning', 'a `reasoning` item with a summary, before the message');
   });
 
   it('should parse a zod text.format with responses.parse()', async () => {
@@ -98,6 +106,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     expect(response.status).toBe('completed');
     expect(Place.parse(response.output_parsed)).toEqual(response.output_parsed);
     expect(response.output_parsed).toMatchObject({ city: 'Tokyo', country: 'Japan' });
+    prove('structured output', '`responses.parse()` with `zodTextFormat`');
   });
 
   it('should run a function tool round trip by previous_response_id', async () => {
@@ -115,6 +124,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     expect(second.previous_response_id).toBe(first.id);
     expect(second.output.some((item: any) => item.type === 'function_call')).toBe(false);
     expect(second.output_text).toMatch(/18|cloudy/);
+    prove('tools', 'round trip by `previous_response_id`');
   });
 
   it('should run the same round trip with explicit input items and store: false', async () => {
@@ -128,6 +138,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     expect(second.output_text).toMatch(/18|cloudy/);
     // Not stored: nothing to retrieve.
     await expect(client().responses.retrieve(second.id)).rejects.toBeInstanceOf(sdk.errors.NotFoundError);
+    prove('tools', 'round trip with explicit input items');
   });
 
   it('should retrieve a stored response, list its input items, delete it, and then answer 404', async () => {
@@ -144,6 +155,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     const error = await client().responses.retrieve(created.id).then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(sdk.errors.NotFoundError);
     expect((error as any).code).toBe('response_not_found');
+    prove('stored state', 'retrieve, input items, delete');
   });
 
   it('should answer background: true at once (queued) and stop it with cancel', async () => {
@@ -154,6 +166,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     const cancelled = await slow.responses.cancel(queued.id);
     expect(cancelled).toMatchObject({ id: queued.id, status: 'cancelled' });
     expect((await slow.responses.retrieve(queued.id)).status).toBe('cancelled');
+    prove('background');
   });
 
   it('should resume a stored streamed response with starting_after, without gap or repeat', async () => {
@@ -164,6 +177,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     expect(rest.map((event) => event.sequence_number)).toEqual(whole.filter((event) => event.sequence_number > after).map((event) => event.sequence_number));
     expect(rest.at(-1)).toMatchObject({ type: 'response.completed', response: { id: responseId, status: 'completed' } });
     expect(outputText(rest.at(-1).response)).toBe(outputText(whole.at(-1).response));
+    prove('resume', '`retrieve(id, { stream: true, starting_after })`');
   });
 
   it('should resume a stream cut off mid-way by its reader (a dropped connection), from the last event seen', async () => {
@@ -181,6 +195,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     expect(final.type).toBe('response.completed');
     const text = [...seen, ...rest].filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta).join('');
     expect(text).toBe(outputText(final.response));
+    prove('resume', 'also while the response still runs, after the reader dropped');
   });
 
   it('should refuse a tool type other than function with a 400 that names it', async () => {
