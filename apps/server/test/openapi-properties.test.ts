@@ -21,6 +21,41 @@ const adminToken = 'properties-admin-token-0123456789abcdef';
 /** The organisation the admin calls are pointed at, and a key of it. */
 const organisation = 'props';
 
+/**
+ * A generated create-response body mended to the rules the schema cannot say (decisions §10):
+ * a model this server has, no reference to a stored response (nothing is stored yet), message
+ * input items only (a function_call_output must answer an earlier call), a background response
+ * stored, and a tool choice that needs no particular tool.
+ */
+function followResponsesCrossFieldRules(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const mended: Record<string, unknown> = { ...body, model: 'quantum-flash' };
+  delete mended.previous_response_id;
+  delete mended.top_logprobs;
+  const input = Array.isArray(mended.input) ? mended.input.filter((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'message' && (item as { role?: unknown }).role !== 'assistant') : mended.input;
+  mended.input = typeof input === 'string' || (Array.isArray(input) && input.length > 0) ? input : 'Hi';
+  if (mended.background === true) mended.store = true;
+  if (mended.tool_choice !== undefined && mended.tool_choice !== null) mended.tool_choice = 'auto';
+  return mended;
+}
+
+/** The refusals the Responses routes' descriptions give (decisions §10). */
+function responsesRefusalOf(template: string, status: number, error: RefusalError | undefined): string | undefined {
+  if (!template.startsWith('/responses') || error === undefined) return undefined;
+  if (status === 404 && error.code === 'response_not_found') return 'a response id nobody created';
+  if (status === 400 && error.param === 'stream') return 'a response with no stream to replay';
+  if (status === 400 && error.param === 'response_id') return 'cancelling a response not made in the background';
+  if (status === 400 && error.param === 'input') return 'input is required without previous_response_id, and a conversation needs a message';
+  if (status === 400 && /^input\[\d+\]\.call_id$/.test(error.param ?? '')) return 'a function_call_output answers an earlier function_call';
+  if (status === 400 && error.param === 'tool_choice') return 'tool_choice names a tool in tools, and "required" needs tools';
+  if (status === 400 && error.param === 'top_logprobs') return 'top_logprobs needs the logprobs include';
+  if (status === 400 && error.param === 'background') return 'background needs store';
+  if (status === 400 && error.code === 'invalid_tool_schema') return 'a tool schema the JSON Schema rules refuse';
+  if (status === 400 && /^tools\[\d+\]\.name$/.test(error.param ?? '')) return 'tool names are unique';
+  if (status === 400 && error.param === 'text.format.schema') return 'a text.format schema the JSON Schema rules refuse';
+  return undefined;
+}
+
 let server: InProcessServer;
 let keyId: string;
 let properties: Awaited<ReturnType<typeof createOpenApiProperties>>;
@@ -62,6 +97,7 @@ beforeAll(async () => {
     authorization: (operation) => `Bearer ${isAdmin(operation) ? adminToken : server.testKey}`,
     mend: (operation, parts) => {
       if (isAdmin(operation)) return pointAtOwnOrganisation(parts);
+      if (operation.found.template === '/responses') return { ...parts, body: followResponsesCrossFieldRules(parts.body) };
       return operation.found.template === '/chat/completions' ? { ...parts, body: followChatCrossFieldRules(parts.body as Record<string, unknown>) } : parts;
     },
     explainRefusal: (operation, status, error) => {
@@ -69,9 +105,11 @@ beforeAll(async () => {
       if (status === 429) return 'a rate limit of the organisation';
       const streamRefusal = streamRouteRefusalOf(operation.found.template, status, error);
       if (streamRefusal !== undefined) return streamRefusal;
+      const responsesRefusal = responsesRefusalOf(operation.found.template, status, error);
+      if (responsesRefusal !== undefined) return responsesRefusal;
       return operation.found.template === '/chat/completions' && status === 400 && error !== undefined ? crossFieldRuleOf(error) : undefined;
     },
-    weight: (operation) => (operation.found.template === '/chat/completions' ? 8 : 1),
+    weight: (operation) => (operation.found.template === '/chat/completions' ? 8 : operation.found.template === '/responses' ? 4 : 1),
   });
   console.log(`ready server openapi properties: FUZZ_SEED=${seed} OPENAPI_RUNS=${runs} (replay: FUZZ_SEED=${seed} OPENAPI_RUNS=${runs} pnpm exec vitest run --project server test/openapi-properties.test.ts)`);
 });

@@ -22,11 +22,10 @@ export type { WireError } from './dialect/read-error-payload.js';
 /** The rule a tool name follows on the wire (decisions §2), for checks made without zod. */
 export { toolNamePattern } from './schemas/tool-name-pattern.js';
 
-/** The Responses API's stream: the event reader and the accumulator of the final `Response` (decisions §10). */
+/** The Responses API's streams (decisions §10): the event reader and the accumulator of the final `Response`. */
 export { createResponseEventReader, parseResponseEvent, readResponseStream } from './dialect/responses/read-response-events.js';
 export type { ResponseEventReader } from './dialect/responses/read-response-events.js';
 export { ResponseAccumulator, ResponseStreamFailedError, ResponseStreamProtocolError } from './dialect/responses/accumulate-response.js';
-export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
 export type {
   ResponseObject,
   ResponseOutputItem,
@@ -37,5 +36,7 @@ export type {
   ResponseStatus,
   ResponseUsage,
 } from './schemas/responses/response-object.js';
+export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
+/** The request's types, for clients that build one without zod. */
 export type { CreateResponseRequest } from './schemas/responses/create-response-request.js';
 export type { InputItem } from './schemas/responses/input-item.js';

@@ -86,5 +86,10 @@ export type { MemoryStreamStore, MemoryStreamStoreOptions } from './streams/memo
 export { StreamLostError } from './streams/stream-store.js';
 export type { StreamChunk, StreamFollowOptions, StreamFrame, StreamInfo, StreamMeta, StreamState, StreamStore } from './streams/stream-store.js';
 export type { StreamEvent, StreamsOptions } from './streams/resumable-streams.js';
+
+/** The Responses API's store (decisions §10); the rest of the Responses API is on `@quantum-chat/core/responses`. */
+export { createMemoryResponseStore } from './streams/responses/memory-response-store.js';
+export type { MemoryResponseStoreOptions } from './streams/responses/memory-response-store.js';
+export type { ResponseStore, StoredResponse, StoredInputItem, InputItemPage, InputItemPageRequest } from './contract/response-store.js';
 export { completionFromFrames } from './streams/completion-from-frames.js';
 export type { StreamResult } from './streams/completion-from-frames.js';

@@ -8,7 +8,7 @@ describe('createOpenApiDocument', () => {
   it('should describe both endpoints with the schemas the handler validates with', () => {
     const document = createOpenApiDocument() as Document;
     expect(document.openapi).toBe('3.2.0');
-    expect(Object.keys(document.paths)).toEqual(['/chat/completions', '/chat/completions/{id}/stream', '/chat/completions/{id}', '/chat/completions/{id}/cancel', '/models', '/models/{model}', '/openapi.json']);
+    expect(Object.keys(document.paths)).toEqual(['/chat/completions', '/chat/completions/{id}/stream', '/chat/completions/{id}', '/chat/completions/{id}/cancel', '/responses', '/responses/{response_id}', '/responses/{response_id}/cancel', '/responses/{response_id}/input_items', '/models', '/models/{model}', '/openapi.json']);
     expect(Object.keys(document.components.schemas.ChatCompletionRequest!.properties!)).toContain('tool_choice');
   });
 

@@ -7,6 +7,9 @@ import { chatCompletionSchema } from '../schemas/chat-completion.js';
 import { errorEnvelopeSchema } from '../schemas/error-envelope.js';
 import { modelListSchema, modelSchema } from '../schemas/model.js';
 import { thoughtTraceChunkSchema } from '../schemas/thought-trace-chunk.js';
+import { createResponseRequestSchema } from '../schemas/responses/create-response-request.js';
+import { inputItemSchema } from '../schemas/responses/input-item.js';
+import { responseObjectSchema } from '../schemas/responses/response-object-schema.js';
 import { chatStreamEventSchema } from './stream-event-schema.js';
 
 export interface OpenApiDocumentOptions {
@@ -148,6 +151,18 @@ const streamIdParameter = { name: 'id', in: 'path', required: true, schema: { ty
  * compatible minor release: the same Schema Object (JSON Schema 2020-12) and the same shapes,
  * so a reader written for 3.1 reads the rest of this document unchanged.
  */
+/** A create-response request as the handler reads it: `model` one of the server's, and (as in chat) any optional field `null`. */
+function withModels(schema: JsonObject, models: readonly string[]): JsonObject {
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const properties = Object.entries(schema.properties as Record<string, JsonObject>).map(([name, property]) => {
+    if (name === 'model') return [name, { ...property, enum: [...models], ...requestFieldNotes.model }];
+    return [name, required.has(name) ? property : { anyOf: [property, { type: 'null' }] }];
+  });
+  return { ...schema, properties: Object.fromEntries(properties) };
+}
+
+const responseIdParameter = { name: 'response_id', in: 'path', required: true, schema: { type: 'string', minLength: 1 }, description: 'The response id (`resp_…`).' };
+
 const openApiVersion = '3.2.0';
 
 /**
@@ -257,6 +272,86 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
           },
         },
       },
+      '/responses': {
+        post: {
+          operationId: 'createResponse',
+          summary: 'Create a response (the Responses API)',
+          description:
+            'The Responses API (decisions §10) over the same engines, keys, plans, quotas and signatures as chat completions: a `Response`, or (with `stream: true`) named events each carrying `type` and `sequence_number`, ending with `response.completed`, `response.incomplete` or `response.failed` (no `[DONE]`). With `store` (the default) the response is kept for `previous_response_id`, `item_reference` and the routes below; `background: true` answers at once with `status: "queued"` and runs on.',
+          parameters: [{ name: 'X-Service-Signature', in: 'header', required: false, schema: { type: 'string' }, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (decisions §7).' }],
+          requestBody: { required: true, content: jsonContent(ref('CreateResponseRequest')) },
+          responses: {
+            '200': {
+              description: 'The `Response`, or its event stream (`stream` true).',
+              headers: {
+                'x-request-id': headerRef('RequestId'),
+                'x-quantum-ignored-params': { schema: { type: 'string' }, description: 'Unknown top-level fields that were ignored, comma-separated.' },
+                ...rateLimitHeaders,
+              },
+              content: { ...jsonContent(ref('Response')), 'text/event-stream': { itemSchema: ref('ResponseStreamEvent') } },
+            },
+            ...errorResponses([400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504]),
+          },
+        },
+      },
+      '/responses/{response_id}': {
+        get: {
+          operationId: 'retrieveResponse',
+          summary: 'Retrieve a stored response',
+          description:
+            'A stored response as it stands (a background one: `queued`, `in_progress`, then its final status). With `stream=true`, the events of a stored streamed or background response after `starting_after` (a `sequence_number`), then the live ones. Another organisation\'s, a deleted, an expired or a `store: false` response is 404 `response_not_found`.',
+          parameters: [
+            responseIdParameter,
+            { name: 'stream', in: 'query', required: false, schema: { type: 'boolean' }, description: 'Replay and follow the response\'s events.' },
+            { name: 'starting_after', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: 'With `stream=true`: only events with a greater `sequence_number`.' },
+          ],
+          responses: {
+            '200': {
+              description: 'The response, or its events.',
+              headers: { 'x-request-id': headerRef('RequestId') },
+              content: { ...jsonContent(ref('Response')), 'text/event-stream': { itemSchema: ref('ResponseStreamEvent') } },
+            },
+            ...errorResponses([400, 401, 404, 429, 500, 503]),
+          },
+        },
+        delete: {
+          operationId: 'deleteResponse',
+          summary: 'Delete a stored response',
+          parameters: [responseIdParameter],
+          responses: {
+            '200': { description: 'The deletion.', headers: { 'x-request-id': headerRef('RequestId') }, content: jsonContent(ref('ResponseDeleted')) },
+            ...errorResponses([401, 404, 429, 500, 503]),
+          },
+        },
+      },
+      '/responses/{response_id}/cancel': {
+        post: {
+          operationId: 'cancelResponse',
+          summary: 'Cancel a background response',
+          description: 'Stops a queued or running background response (from any instance); it ends `cancelled`, usage charged for what was produced. A finished one is answered as it is; a response not made with `background: true` is 400.',
+          parameters: [responseIdParameter],
+          responses: {
+            '200': { description: 'The response.', headers: { 'x-request-id': headerRef('RequestId') }, content: jsonContent(ref('Response')) },
+            ...errorResponses([400, 401, 404, 429, 500, 503]),
+          },
+        },
+      },
+      '/responses/{response_id}/input_items': {
+        get: {
+          operationId: 'listResponseInputItems',
+          summary: 'List a stored response\'s input items',
+          parameters: [
+            responseIdParameter,
+            { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'List the items after the one with this id.' },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+            { name: 'order', in: 'query', required: false, schema: { enum: ['asc', 'desc'], default: 'desc' } },
+          ],
+          responses: {
+            '200': { description: 'A page of input items.', headers: { 'x-request-id': headerRef('RequestId') }, content: jsonContent(ref('ResponseInputItemList')) },
+            ...errorResponses([400, 401, 404, 429, 500, 503]),
+          },
+        },
+      },
       '/models': {
         get: {
           operationId: 'listModels',
@@ -313,6 +408,28 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Jso
         Model: toSchema(modelSchema, 'output'),
         ModelList: toSchema(modelListSchema, 'output'),
         ErrorEnvelope: toSchema(errorEnvelopeSchema, 'output'),
+        CreateResponseRequest: withModels(toSchema(createResponseRequestSchema, 'input'), models),
+        Response: toSchema(responseObjectSchema, 'output'),
+        ResponseStreamEvent: {
+          type: 'object',
+          required: ['event', 'data'],
+          properties: {
+            event: { type: 'string', description: 'The event\'s `type`: `response.created`, `response.output_text.delta`, …, `response.completed`, `error`.' },
+            data: { type: 'string', contentMediaType: 'application/json', contentSchema: { type: 'object', required: ['type', 'sequence_number'], properties: { type: { type: 'string' }, sequence_number: { type: 'integer', minimum: 0 } } } },
+          },
+        },
+        ResponseDeleted: { type: 'object', required: ['id', 'object', 'deleted'], properties: { id: { type: 'string' }, object: { const: 'response.deleted' }, deleted: { const: true } } },
+        ResponseInputItemList: {
+          type: 'object',
+          required: ['object', 'data', 'first_id', 'last_id', 'has_more'],
+          properties: {
+            object: { const: 'list' },
+            data: { type: 'array', items: toSchema(inputItemSchema, 'output') },
+            first_id: { type: ['string', 'null'] },
+            last_id: { type: ['string', 'null'] },
+            has_more: { type: 'boolean' },
+          },
+        },
         ChatCompletionStreamStatus: {
           type: 'object',
           required: ['id', 'object', 'status'],

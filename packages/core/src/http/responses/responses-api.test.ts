@@ -292,6 +292,28 @@ describe('POST /v1/responses (stream)', () => {
     expect((await response.json()).error.code).toBe('engine_unavailable');
   });
 
+  it('stops the engine and settles when a client leaves a stream', async () => {
+    let aborted: AbortSignal | undefined;
+    const hanging: ChatEngine = {
+      async *generate(_request, context) {
+        aborted = context.signal;
+        yield { type: 'content', text: 'Hel' };
+        await new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true }));
+      },
+    };
+    const access = countingAccess();
+    const controller = new AbortController();
+    const handler = makeHandler({ engine: hanging, accessControl: access.accessControl });
+    const response = await handler.fetch(new Request(post({ model: 'quantum-flash', input: 'Hi', stream: true, store: false }), { signal: controller.signal }));
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('response.created');
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    await turns();
+    expect(aborted?.aborted).toBe(true);
+    expect(access.outcomes).toMatchObject([{ api: 'responses', interrupted: true }]);
+  });
+
   it('resumes a stored stream with starting_after, events after that sequence number', async () => {
     const handler = makeHandler({ engine: recordingEngine().engine });
     const events = parseEvents(await (await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', stream: true }))).text());
@@ -348,6 +370,19 @@ describe('stored responses', () => {
     expect((await handler.fetch(get(`/responses/${unstored.id}`))).status).toBe(404);
   });
 
+  it('follows previous_response_id through at most 100 responses', async () => {
+    const handler = makeHandler();
+    let previous: string | undefined;
+    for (let index = 0; index <= 100; index++) {
+      const body = await (await handler.fetch(post({ model: 'quantum-flash', input: `Turn ${index}`, ...(previous === undefined ? {} : { previous_response_id: previous }) }))).json();
+      expect(body.status).toBe('completed');
+      previous = body.id as string;
+    }
+    const tooLong = await handler.fetch(post({ model: 'quantum-flash', input: 'Last', previous_response_id: previous }));
+    expect(tooLong.status).toBe(400);
+    expect((await tooLong.json()).error).toMatchObject({ code: 'invalid_value', param: 'previous_response_id' });
+  });
+
   it('forgets a response after its retention', async () => {
     let now = 1_700_000_000_000;
     const handler = makeHandler({ now: () => now, responses: { retentionSeconds: 60, generateId: createSequentialResponseIdGenerator() } });
@@ -392,6 +427,8 @@ describe('background responses', () => {
 
     const unknown = await handler.fetch(post('', {}, '/v1/responses/resp_unknown/cancel'));
     expect(unknown.status).toBe(404);
+    const otherOrg = await handler.fetch(post('', { authorization: `Bearer ${otherOrgKey}` }, `/v1/responses/${queued.id}/cancel`));
+    expect(otherOrg.status).toBe(404);
     const own = makeHandler();
     const mine = await (await own.fetch(post({ model: 'quantum-flash', input: 'Hi' }))).json();
     const notBackground = await own.fetch(post('', {}, `/v1/responses/${mine.id}/cancel`));
