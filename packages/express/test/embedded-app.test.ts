@@ -76,9 +76,9 @@ describe('createExpressRouter in an existing app', () => {
   });
 
   it('should name full paths, mount prefix included, in its error messages', async () => {
-    const unknown = await fetch(`${baseUrl}/api/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const unknown = await fetch(`${baseUrl}/api/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.message).toContain('POST /api/v1/responses');
+    expect((await unknown.json()).error.message).toContain('POST /api/v1/completions');
     const wrongMethod = await fetch(`${baseUrl}/api/v1/chat/completions`);
     expect(wrongMethod.status).toBe(405);
     expect((await wrongMethod.json()).error.message).toContain('/api/v1/chat/completions');
@@ -87,5 +87,29 @@ describe('createExpressRouter in an existing app', () => {
   it('should serve an OpenAPI document whose server URL is its own mount path', async () => {
     const document = await (await fetch(`${baseUrl}/api/v1/openapi.json`)).json();
     expect(document.servers).toEqual([{ url: '/api/v1' }]);
+  });
+});
+
+describe('the Responses API through the Express router, with no adapter code of its own', () => {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+  it('should create (JSON and stream), retrieve and delete a response', async () => {
+    const created = await fetch(`${baseUrl}/api/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'quantum-reasoner', input: 'What is 2 + 2?' }) });
+    expect(created.status).toBe(200);
+    const response = (await created.json()) as { id: string; status: string; output: { type: string }[] };
+    expect(response.status).toBe('completed');
+    expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+
+    const retrieved = await fetch(`${baseUrl}/api/v1/responses/${response.id}`, { headers });
+    expect(((await retrieved.json()) as { id: string }).id).toBe(response.id);
+    const deleted = await fetch(`${baseUrl}/api/v1/responses/${response.id}`, { method: 'DELETE', headers });
+    expect(await deleted.json()).toEqual({ id: response.id, object: 'response.deleted', deleted: true });
+
+    const streamed = await fetch(`${baseUrl}/api/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'quantum-flash', input: 'Hi', stream: true }) });
+    expect(streamed.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const text = await streamed.text();
+    expect(text).toContain('event: response.created');
+    expect(text).toContain('event: response.completed');
+    expect(text).not.toContain('[DONE]');
   });
 });

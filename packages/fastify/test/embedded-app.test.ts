@@ -60,9 +60,9 @@ describe('fastifyQuantumChat in an existing app', () => {
   });
 
   it('should name full paths, mount prefix included, in its error messages', async () => {
-    const unknown = await fetch(`${baseUrl}/api/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const unknown = await fetch(`${baseUrl}/api/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.message).toContain('POST /api/v1/responses');
+    expect((await unknown.json()).error.message).toContain('POST /api/v1/completions');
     const wrongMethod = await fetch(`${baseUrl}/api/v1/chat/completions`);
     expect(wrongMethod.status).toBe(405);
     expect((await wrongMethod.json()).error.message).toContain('/api/v1/chat/completions');

@@ -288,9 +288,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     request: ChatHttpRequest,
     requestId: string,
     work: (request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch) => Promise<ChatHttpResponse>,
+    api: ChatRequestRecord['api'],
   ): Promise<ChatHttpResponse> {
     const observer = observeRequest?.({ requestId, headers: request.headers });
-    const watch = new ChatRequestWatch(requestId, observer, options.onRequestSettled);
+    const watch = new ChatRequestWatch(requestId, observer, options.onRequestSettled, api);
     let answer: Promise<ChatHttpResponse>;
     try {
       answer = watch.run(() => work(request, requestId, watch));
@@ -376,9 +377,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const route = routeRequest(request.method, request.path, request.basePath);
     switch (route.name) {
       case 'create-chat-completion':
-        return watchedRun(request, requestId, createCompletion);
+        return watchedRun(request, requestId, createCompletion, 'chat.completions');
       case 'create-response':
-        return watchedRun(request, requestId, responsesApi.create);
+        return watchedRun(request, requestId, responsesApi.create, 'responses');
       case 'retrieve-response':
         return responsesApi.retrieve(request, route.responseId);
       case 'delete-response':

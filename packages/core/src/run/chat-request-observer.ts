@@ -4,6 +4,8 @@ import type { ChatHttpRequest } from '../contract/chat-http-types.js';
 /** What the handler reports of each chat request, once, however it ended. */
 export interface ChatRequestRecord {
   requestId: string;
+  /** Which API the request came through. */
+  api: 'chat.completions' | 'responses';
   /** Undefined when the request was refused before its key was checked (or the key was refused). */
   principal: Principal | undefined;
   /** The model's id; `''` when the request was refused before a known model was named. */
@@ -66,9 +68,16 @@ export class ChatRequestWatch {
   principal: Principal | undefined = undefined;
   model = '';
   stream = false;
+  readonly #api: ChatRequestRecord['api'];
 
-  constructor(requestId: string, observer: ChatRequestObserver | undefined, onSettled: ((record: ChatRequestRecord) => void) | undefined) {
+  constructor(
+    requestId: string,
+    observer: ChatRequestObserver | undefined,
+    onSettled: ((record: ChatRequestRecord) => void) | undefined,
+    api: ChatRequestRecord['api'] = 'chat.completions',
+  ) {
     this.#requestId = requestId;
+    this.#api = api;
     this.#observer = observer;
     this.#onSettled = onSettled;
   }
@@ -97,6 +106,7 @@ export class ChatRequestWatch {
     const now = clock();
     const record: ChatRequestRecord = {
       requestId: this.#requestId,
+      api: this.#api,
       principal: this.principal,
       model: this.model,
       status: outcome.status,

@@ -43,6 +43,12 @@ export interface StreamWire {
   /** `StreamMeta.kind`: `responses`. */
   kind: string;
   makeFramer: (settings: RunSettings) => RunFramer;
+  /**
+   * Whether the run goes on once its client leaves (true by default, as for resumable chat
+   * streams); false: the client leaving stops it, as for a plain stream, and the store keeps
+   * what it wrote for replay.
+   */
+  outlivesClient?: boolean;
 }
 
 /** What `onStreamEvent` hears of. */
@@ -134,7 +140,7 @@ export class ResumableStreams {
     // The run needs neither keep-alive nor stall guard: each follower has its own.
     const run: RunSettings = { ...settings, completionId: id, client: connection, keepAliveIntervalMs: 0, stallTimeoutMs: 0 };
     const begin = (frames: AsyncIterator<string> | Promise<AsyncIterator<string>>, startNow: boolean): Promise<ChatHttpResponse> => {
-      connection.detach();
+      if (wire?.outlivesClient !== false) connection.detach();
       const runs = this.#runs;
       const producer = new StreamProducer(this.store, id, { owner: streamOwner(principal), kind, createdAt: this.#now() }, frames, (ended) => runs.remove(ended), this.#runTimeoutMs);
       runs.add(producer);

@@ -126,7 +126,8 @@ describe('POST /v1/responses (JSON)', () => {
   it('answers a Response, reasoning before the message, usage in the Responses names, ignored fields named', async () => {
     const { engine, requests } = recordingEngine();
     const access = countingAccess();
-    const handler = makeHandler({ engine, accessControl: access.accessControl });
+    const records: { api: string; model: string; status: number }[] = [];
+    const handler = makeHandler({ engine, accessControl: access.accessControl, onRequestSettled: (record) => records.push(record) });
     const response = await handler.fetch(post({ model: 'quantum-reasoner', input: 'Hi', instructions: 'Be brief.', max_output_tokens: 64, foo: 1 }));
     expect(response.status).toBe(200);
     expect(response.headers.get('x-quantum-ignored-params')).toBe('foo');
@@ -153,6 +154,7 @@ describe('POST /v1/responses (JSON)', () => {
     // Quotas reserve the input and max_output_tokens; the settle names the API.
     expect(access.demands).toEqual([{ maxTokens: 64, promptTokens: expect.any(Number) }]);
     expect(access.outcomes).toMatchObject([{ api: 'responses', status: 200, promptTokens: 5, completionTokens: 4, interrupted: false }]);
+    expect(records).toMatchObject([{ api: 'responses', model: 'quantum-reasoner', status: 200 }]);
   });
 
   it('settles a chat completion with api chat.completions', async () => {
@@ -312,6 +314,32 @@ describe('POST /v1/responses (stream)', () => {
     await turns();
     expect(aborted?.aborted).toBe(true);
     expect(access.outcomes).toMatchObject([{ api: 'responses', interrupted: true }]);
+  });
+
+  it('stops a stored stream\'s engine when its client leaves, saving it cancelled', async () => {
+    let aborted: AbortSignal | undefined;
+    const hanging: ChatEngine = {
+      async *generate(_request, context) {
+        aborted = context.signal;
+        yield { type: 'content', text: 'Hel' };
+        await new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true }));
+      },
+    };
+    const access = countingAccess();
+    const controller = new AbortController();
+    const handler = makeHandler({ engine: hanging, accessControl: access.accessControl });
+    const response = await handler.fetch(new Request(post({ model: 'quantum-flash', input: 'Hi', stream: true }), { signal: controller.signal }));
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const id = (parseEvents(first)[0]!.data.response as { id: string }).id;
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    await turns();
+    expect(aborted?.aborted).toBe(true);
+    expect(access.outcomes).toMatchObject([{ api: 'responses', interrupted: true }]);
+    const stored = await (await handler.fetch(get(`/responses/${id}`))).json();
+    expect(stored.status).toBe('cancelled');
+    expect(stored.output[0].content[0].text).toBe('Hel');
   });
 
   it('resumes a stored stream with starting_after, events after that sequence number', async () => {

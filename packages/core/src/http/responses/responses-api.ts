@@ -145,7 +145,8 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
       nowSeconds,
       ...(save === undefined ? {} : { onFinal: save, onStopped: (response: ResponseObject) => void save!(response).catch((error: unknown) => deps.onError(error, requestId)) }),
     };
-    const wire: StreamWire = { id, kind: streamKind, makeFramer: responseFramer(runOptions) };
+    // A background run goes on without its client; a foreground one stops when its client leaves, as a chat stream does.
+    const wire: StreamWire = { id, kind: streamKind, makeFramer: responseFramer(runOptions), outlivesClient: validated.background };
     if (validated.background) {
       // Saved as queued before the answer names it: a retrieve or cancel right after finds it.
       const queued = shell.build({ status: 'queued', output: [], usage: null });
