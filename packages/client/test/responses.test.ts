@@ -112,13 +112,13 @@ describe('client.responses against the real handler', () => {
   });
 
   for (const how of ['error', 'end'] as const) {
-    it(`should resume a stored stream on its own after the connection ${how === 'error' ? 'fails' : 'ends early'}, with starting_after, without gap or repeat`, async () => {
+    it(`should resume a background stream on its own after the connection ${how === 'error' ? 'fails' : 'ends early'}, with starting_after, without gap or repeat`, async () => {
       const plain = createChatClient({ baseUrl: server.baseUrl, apiKey });
-      const expected = await events(plain.responses.stream({ model: 'quantum-reasoner', input: question, tools: [weatherTool] }));
+      const expected = await events(plain.responses.stream({ model: 'quantum-reasoner', input: question, tools: [weatherTool], background: true }));
       const dropping = droppingFetch(2, 900, how);
       const told: string[] = [];
       const client = createChatClient({ baseUrl: server.baseUrl, apiKey, fetch: dropping.fetch, sleep: noSleep });
-      const stream = client.responses.stream({ model: 'quantum-reasoner', input: question, tools: [weatherTool] }, { onResume: ({ state, attempt }) => told.push(`${state} ${attempt}`) });
+      const stream = client.responses.stream({ model: 'quantum-reasoner', input: question, tools: [weatherTool], background: true }, { onResume: ({ state, attempt }) => told.push(`${state} ${attempt}`) });
       const seen = await events(stream);
       expect(dropping.dropped()).toBe(2);
       expect(told).toEqual(['reconnecting 1', 'resumed 1', 'reconnecting 1', 'resumed 1']);
@@ -133,10 +133,10 @@ describe('client.responses against the real handler', () => {
     });
   }
 
-  it('should resume a stored stream dropped while its response still runs (the server keeps generating)', async () => {
+  it('should resume a background stream dropped while its response still runs', async () => {
     const dropping = droppingFetch(1, 1200, 'error');
     const client = createChatClient({ baseUrl: slowServer.baseUrl, apiKey, fetch: dropping.fetch, sleep: noSleep });
-    const stream = client.responses.stream({ model: 'quantum-lite', input: 'Write a short essay about rivers.', max_output_tokens: 300 });
+    const stream = client.responses.stream({ model: 'quantum-lite', input: 'Write a short essay about rivers.', max_output_tokens: 300, background: true });
     const seen = await events(stream);
     expect(dropping.dropped()).toBe(1);
     expect(seen.at(-1)!.type).toMatch(/^response\.(completed|incomplete)$/);
@@ -145,14 +145,15 @@ describe('client.responses against the real handler', () => {
     expect(deltas).toBe(textOf(final));
   });
 
-  it('should not resume a stream made with store: false: its drop is an error', async () => {
-    const dropping = droppingFetch(1, 900, 'end');
-    const client = createChatClient({ baseUrl: server.baseUrl, apiKey, fetch: dropping.fetch, sleep: noSleep });
-    const stream = client.responses.stream({ model: 'quantum-reasoner', input: question, store: false });
-    const error = await events(stream).then(() => undefined, (caught: unknown) => caught);
-    // The re-open is refused (404: not stored), or the drop itself is the error.
-    expect(error instanceof NotFoundError || error instanceof APIConnectionError).toBe(true);
-  });
+  for (const store of [true, false]) {
+    it(`should not resume a foreground stream (store: ${store}): the server stopped it, so its drop is a connection error`, async () => {
+      const dropping = droppingFetch(1, 900, 'end');
+      const client = createChatClient({ baseUrl: slowServer.baseUrl, apiKey, fetch: dropping.fetch, sleep: noSleep });
+      const stream = client.responses.stream({ model: 'quantum-reasoner', input: question, store });
+      await expect(events(stream)).rejects.toBeInstanceOf(APIConnectionError);
+      expect(dropping.requests.filter((line) => line.startsWith('GET'))).toEqual([]);
+    });
+  }
 
   it('should replay a stored response from starting_after with resume()', async () => {
     const client = createChatClient({ baseUrl: server.baseUrl, apiKey });

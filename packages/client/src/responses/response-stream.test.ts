@@ -39,6 +39,9 @@ const events: ResponseStreamEvent[] = (
   ] as Record<string, unknown>[]
 ).map((event, index) => ({ ...event, sequence_number: index + 1 }) as unknown as ResponseStreamEvent);
 
+/** The same events of a `background: true` response, which runs on without its reader. */
+const backgroundEvents = events.map((event) => ('response' in event ? { ...event, response: { ...event.response, background: true } } : event)) as ResponseStreamEvent[];
+
 const wire = (list: ResponseStreamEvent[]) => list.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
 
 /** A response whose body arrives in the given byte pieces, then ends (or fails with `fail`). */
@@ -90,7 +93,8 @@ describe('createResponseStream', () => {
     );
   });
 
-  it('re-opens a dropped stream after the last whole event, without gap or repeat (the replay overlaps)', async () => {
+  it('re-opens a dropped background stream after the last whole event, without gap or repeat (the replay overlaps)', async () => {
+    const events = backgroundEvents;
     const bytes = encoder.encode(wire(events));
     const cutAt = encoder.encode(wire(events.slice(0, 6))).length + 20; // inside event 7
     const asked: (number | undefined)[] = [];
@@ -110,7 +114,16 @@ describe('createResponseStream', () => {
     expect(await collect(stream)).toEqual(events);
     expect(asked).toEqual([6]);
     expect(reports).toEqual(['reconnecting resp_1 1', 'resumed resp_1 1']);
-    expect(await stream.finalResponse()).toEqual(completed);
+    expect(await stream.finalResponse()).toEqual({ ...completed, background: true });
+  });
+
+  it('does not re-open a dropped foreground stream: the server stopped it when its reader left', async () => {
+    let reopened = 0;
+    const resumer: ResponseStreamResumer = { maxAttempts: 3, sleep: async () => undefined, open: async () => (reopened++, Promise.reject(new Error('not called'))) };
+    const cutAt = encoder.encode(wire(events.slice(0, 6))).length + 20;
+    const stream = createResponseStream(async (signal) => opened([encoder.encode(wire(events)).slice(0, cutAt)], signal, new TypeError('terminated')), undefined, resumer);
+    await expect(collect(stream)).rejects.toBeInstanceOf(APIConnectionError);
+    expect(reopened).toBe(0);
   });
 
   it('throws a connection error when a stream ends before its terminal event and cannot be resumed', async () => {

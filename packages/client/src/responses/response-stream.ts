@@ -53,8 +53,9 @@ const terminalTypes: ReadonlySet<string> = new Set(['response.completed', 'respo
 /**
  * Creates the stream over `open`, which sends the request (with retries before the first
  * byte). A stream cut before its terminal event (`response.completed`, `.incomplete` or
- * `.failed`) is re-opened from the last event seen when the server keeps the response (it
- * has an id and `resumer` is given); otherwise it throws: truncation never looks like success.
+ * `.failed`) is re-opened from the last event seen when its response runs on without a reader
+ * (`background: true`, or a stream opened with `resume`) and `resumer` is given; otherwise it
+ * throws: truncation never looks like success.
  * An `error` event throws its API error.
  *
  * @internal
@@ -179,7 +180,10 @@ export function createResponseStream(open: (signal: AbortSignal) => Promise<ApiR
    * response is not kept: 404) is thrown as it is.
    */
   async function resume(previous: ApiResponse, body: ReadableStreamDefaultReader<Uint8Array> | undefined): Promise<ApiResponse | undefined> {
-    if (resumer === undefined || responseId === undefined || controller.signal.aborted) return undefined;
+    // Only a background response outlives its reader (decisions §10): a foreground one is
+    // stopped when its connection drops, so there is nothing to follow.
+    const background = accumulator.snapshot?.background ?? resumed !== undefined;
+    if (resumer === undefined || responseId === undefined || !background || controller.signal.aborted) return undefined;
     const id = responseId;
     if (body !== undefined) await body.cancel().catch(() => undefined);
     previous.attempt.dispose();

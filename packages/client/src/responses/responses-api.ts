@@ -11,7 +11,7 @@ import { createResponseStream, type ResponseStream, type ResponseStreamResumer }
 export interface ResponsesApi {
   /** `POST /responses` with `stream: false`: the whole `Response` (with `background: true`, a `queued` one). */
   create(params: ResponseCreateParams, options?: RequestOptions): Promise<ResponseObject>;
-  /** `POST /responses` with `stream: true`: typed events, or `finalResponse()`. A dropped stored stream resumes on its own. */
+  /** `POST /responses` with `stream: true`: typed events, or `finalResponse()`. A dropped background stream resumes on its own. */
   stream(params: ResponseCreateParams, options?: RequestOptions): ResponseStream;
   /**
    * `GET /responses/{id}?stream=true&starting_after=N`: replays a stored streamed response's
