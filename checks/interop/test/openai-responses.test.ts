@@ -180,8 +180,8 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     prove('resume', '`retrieve(id, { stream: true, starting_after })`');
   });
 
-  it('should resume a stream cut off mid-way by its reader (a dropped connection), from the last event seen', async () => {
-    const stream = await client(slowServer).responses.create({ model: 'quantum-flash', input: question, stream: true });
+  it('should resume a background stream cut off mid-way by its reader (a dropped connection), from the last event seen', async () => {
+    const stream = await client(slowServer).responses.create({ model: 'quantum-flash', input: question, stream: true, background: true });
     const seen: any[] = [];
     for await (const event of stream) {
       seen.push(event);
@@ -195,7 +195,7 @@ describe.each(modern)('openai@$version (installed as $packageName): the Response
     expect(final.type).toBe('response.completed');
     const text = [...seen, ...rest].filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta).join('');
     expect(text).toBe(outputText(final.response));
-    prove('resume', 'also while the response still runs, after the reader dropped');
+    prove('resume', 'a background stream while it runs, after its reader dropped');
   });
 
   it('should refuse a tool type other than function with a 400 that names it', async () => {

@@ -6,8 +6,8 @@ const client = createChatClient({ baseUrl: 'http://127.0.0.1:8080/v1', apiKey: p
 const response = await client.responses.create({ model: 'quantum-flash', input: 'What is 12 * 7?' });
 console.log(response.status, response.output);
 
-// Or its events as they come; a dropped stored stream resumes on its own (`starting_after`).
-const stream = client.responses.stream({ model: 'quantum-reasoner', input: 'Why is the sky blue?' });
+// Or its events as they come; a dropped background stream resumes on its own (`starting_after`).
+const stream = client.responses.stream({ model: 'quantum-reasoner', input: 'Why is the sky blue?', background: true });
 for await (const event of stream) {
   if (event.type === 'response.reasoning_summary_text.delta') process.stderr.write(event.delta);
   if (event.type === 'response.output_text.delta') process.stdout.write(event.delta);
