@@ -8,11 +8,6 @@ import type { KnipConfig } from 'knip';
 const config: KnipConfig = {
   // System programs the tests and the bench start (installed by .ci/run, not from npm).
   ignoreBinaries: ['taskset', 'promtool', 'redis-server'],
-  ignoreIssues: {
-    // The core is being laid out in rooms on another branch; the exports it leaves unused
-    // today (helpers exported but only used in their own file) go with that move.
-    'packages/core/src/**': ['exports', 'types'],
-  },
   workspaces: {
     // `@quantum-chat/scripts` is linked at the root for `pnpm quantum-chat` (scripts/quantum-chat.mjs).
     '.': { ignoreDependencies: ['@quantum-chat/scripts'] },

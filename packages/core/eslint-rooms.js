@@ -23,17 +23,18 @@ function roomsAbove(floor) {
 
 function roomBlock(room, floor) {
   const isFile = room === 'ids';
-  const up = isFile ? './' : '../';
+  // A file sits in its room or up to two folders below it (`run/responses/x.ts`).
+  const ups = isFile ? ['./'] : ['../', '../../', '../../../'];
   const above = roomsAbove(floor);
   const patterns = [];
   if (above.length > 0) {
     patterns.push({
-      group: above.flatMap((name) => (name === 'ids' ? [`${up}ids.js`] : [`${up}${name}/*`, `${up}${name}/**`])),
+      group: ups.flatMap((up) => above.flatMap((name) => (name === 'ids' ? [`${up}ids.js`] : [`${up}${name}/*`, `${up}${name}/**`]))),
       message: `core/${room} sits on floor ${floor} (docs/architecture.md): it may not import a room above it (${above.join(', ')}).`,
     });
   }
   patterns.push({
-    group: entries.map((name) => `${up}${name}.js`),
+    group: ups.flatMap((up) => entries.map((name) => `${up}${name}.js`)),
     message: 'A room imports the file it needs, never a package entry (entries only re-export).',
   });
   if (room !== 'node') patterns.push({ group: ['node:*'], message: 'Only the Node bridge (core/node) imports `node:`: the core is runtime-neutral.' });

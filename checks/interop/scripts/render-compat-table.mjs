@@ -31,6 +31,20 @@ const errorColumns = [
   { heading: 'Mid-stream error', features: ['mid-stream error', 'mid-stream error (helper)'] },
 ];
 
+/** Columns of the Responses API table (`POST /v1/responses`, one format): a heading and the feature whose records fill it. */
+const responsesColumns = [
+  { heading: 'JSON', feature: 'responses: create' },
+  { heading: 'Stream', feature: 'responses: stream' },
+  { heading: 'Stream helper', feature: 'responses: stream helper' },
+  { heading: 'Reasoning', feature: 'responses: reasoning' },
+  { heading: 'Tools', feature: 'responses: tools' },
+  { heading: 'Structured output', feature: 'responses: structured output' },
+  { heading: 'Stored state', feature: 'responses: stored state' },
+  { heading: 'Background + cancel', feature: 'responses: background' },
+  { heading: 'Resume', feature: 'responses: resume' },
+];
+const responsesFeatures = new Set(responsesColumns.map((column) => column.feature));
+
 /** Display names of the format-dependent features, in the order the details table lists them. */
 const featureNames = {
   chat: 'non-streaming',
@@ -166,6 +180,24 @@ function renderDetails(rows) {
   return lines;
 }
 
+/** The Responses API, client by feature: only the clients that have a Responses record. */
+function renderResponsesTable(rows) {
+  const lines = [`| Client | Version | ${responsesColumns.map((column) => column.heading).join(' | ')} |`, `|---|---|${responsesColumns.map(() => '---').join('|')}|`];
+  for (const row of rows) {
+    if (!row.records.some((record) => responsesFeatures.has(record.feature))) continue;
+    const cells = responsesColumns.map((column) => {
+      const records = row.records.filter((record) => record.feature === column.feature);
+      if (records.length === 0) return '— not tested';
+      const failing = records.filter((record) => record.outcome === 'fails');
+      if (failing.length) return `❌ ${unique(failing.map((record) => record.detail)).join('; ')}`;
+      const caveats = unique(records.map((record) => record.detail).filter(Boolean)).sort();
+      return `✅${caveats.length ? ` ${caveats.join('; ')}` : ''}`;
+    });
+    lines.push(`| ${clientCell(row.client)} | ${row.version} | ${cells.map(escapeCell).join(' | ')} |`);
+  }
+  return lines;
+}
+
 function render() {
   const { file, records } = load();
   const rows = rowsOf(records);
@@ -186,6 +218,10 @@ function render() {
     ...renderErrorsTable(rows),
     '',
     ...renderDetails(rows),
+    '',
+    '**The Responses API** (`POST /v1/responses` and the routes of stored responses; one wire format, so one column per feature).',
+    '',
+    ...renderResponsesTable(rows),
     endMarker,
   ].join('\n');
 }

@@ -6,6 +6,7 @@ import { sendRequest } from './http/send-request.js';
 import { defaultSleep } from './http/sleep.js';
 import { createModelsApi, type ModelsApi } from './models-api.js';
 import { readChatCompletion } from './read-chat-completion.js';
+import { createResponsesApi, type ResponsesApi } from './responses/responses-api.js';
 import { createChatCompletionStream, type ChatCompletionStream, type StreamResumer } from './stream/chat-completion-stream.js';
 
 /** What `cancel` answers: the stream's status once asked to stop. */
@@ -34,6 +35,8 @@ export interface ChatClient {
       cancel(streamId: string, options?: RequestOptions): Promise<StreamStatus>;
     };
   };
+  /** The Responses API (`POST /responses` and the routes of stored responses). */
+  responses: ResponsesApi;
   models: ModelsApi;
 }
 
@@ -125,6 +128,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
         },
       },
     },
+    responses: createResponsesApi(config),
     models: createModelsApi(config),
   };
 }

@@ -15,6 +15,12 @@ export type { ChatCompletionStream } from './stream/chat-completion-stream.js';
 export type { ChatStreamEvent } from './stream/chat-stream-event.js';
 export type { CollectedCompletion } from './stream/collected-completion.js';
 
+/** The Responses API: params, the stream of typed events, and the wire types (from the core's `/dialect`). */
+export type { ResponsesApi } from './responses/responses-api.js';
+export type { ResponseStream } from './responses/response-stream.js';
+export type { ResponseCreateParams, ResponseDeleted, ResponseInputItemList, InputItemsPage } from './responses/response-params.js';
+export type { ResponseObject, ResponseOutputItem, ResponseStreamEvent, ResponseStatus, ResponseUsage, InputItem } from '@quantum-chat/core/dialect';
+
 /** Errors: one base, one class per status, and the errors without a status. */
 export { QuantumChatApiError } from './errors/api-error.js';
 export type { ApiErrorInit } from './errors/api-error.js';

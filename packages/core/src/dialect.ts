@@ -26,7 +26,19 @@ export { toolNamePattern } from './schemas/tool-name-pattern.js';
 export { createResponseEventReader, parseResponseEvent, readResponseStream } from './dialect/responses/read-response-events.js';
 export type { ResponseEventReader } from './dialect/responses/read-response-events.js';
 export { ResponseAccumulator, ResponseStreamFailedError, ResponseStreamProtocolError } from './dialect/responses/accumulate-response.js';
-export type { ResponseObject, ResponseOutputItem, ResponseUsage } from './schemas/responses/response-object.js';
+export type {
+  ResponseObject,
+  ResponseOutputItem,
+  OutputMessageItem,
+  OutputReasoningItem,
+  OutputFunctionCallItem,
+  OutputTextPart,
+  ResponseStatus,
+  ResponseUsage,
+} from './schemas/responses/response-object.js';
 export type { ResponseStreamEvent, ResponseStreamEventType } from './schemas/responses/response-stream-event.js';
+/** The request's types, for clients that build one without zod. */
+export type { CreateResponseRequest } from './schemas/responses/create-response-request.js';
+export type { InputItem } from './schemas/responses/input-item.js';
 /** Token log probabilities read off the wire (`{content: [...]}`), odd entries left out. */
 export { readTokenLogprobs } from './dialect/read-token-logprobs.js';

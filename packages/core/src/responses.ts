@@ -63,8 +63,8 @@ export type { ResponseShell, ResponseState, ResponseIdentity } from './run/respo
 export { buildResponse } from './run/responses/build-response.js';
 export { generateRandomResponseId, createSequentialResponseIdGenerator } from './run/responses/response-ids.js';
 export type { GenerateResponseId, ResponseIdKind } from './run/responses/response-ids.js';
-export { createResponseEventEncoder } from './wire/responses/response-event-encoder.js';
-export type { ResponseEventEncoder, ResponseEventEncoderOptions, ResponseStreamError } from './wire/responses/response-event-encoder.js';
+export { createResponseEventEncoder } from './run/responses/response-event-encoder.js';
+export type { ResponseEventEncoder, ResponseEventEncoderOptions, ResponseStreamError } from './run/responses/response-event-encoder.js';
 
 /** Reading: the stream reader and accumulator (also on `@quantum-chat/core/dialect`). */
 export { createResponseEventReader, parseResponseEvent, readResponseStream } from './dialect/responses/read-response-events.js';

@@ -58,13 +58,14 @@ async function cli(args: string[]): Promise<string> {
  * Starts the built server CLI (`node apps/server/dist/cli.js serve`) with `HOST=127.0.0.1`
  * `PORT=0` on a fresh data directory, `quantum-flash` mapped to an upstream that dies
  * mid-stream (so live keys can provoke a real mid-stream error), and the `default`
- * organisation's limits raised so a whole client matrix fits in a minute.
+ * organisation's limits raised so a whole client matrix fits in a minute. `reference` paces the
+ * reference engine (for what needs a response still running: background + cancel).
  *
  * @example
  * const server = await startInteropServer();
  * afterAll(() => server.close());
  */
-export async function startInteropServer(): Promise<InteropServer> {
+export async function startInteropServer(options: { reference?: { firstTokenDelayMs?: number; tokensPerSecond?: number } } = {}): Promise<InteropServer> {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the server first (pnpm turbo run build --filter=@quantum-chat/server...).`);
   const upstream = await startFailingUpstream();
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-interop-'));
@@ -72,7 +73,7 @@ export async function startInteropServer(): Promise<InteropServer> {
   const configPath = join(directory, 'quantum-chat.config.json');
   writeFileSync(
     configPath,
-    JSON.stringify({ dataDir, models: { [failingModel]: { engine: 'upstream', baseUrl: upstream.baseUrl, model: 'broken', idleTimeoutMs: 2_000 } } }),
+    JSON.stringify({ dataDir, ...(options.reference === undefined ? {} : { reference: options.reference }), models: { [failingModel]: { engine: 'upstream', baseUrl: upstream.baseUrl, model: 'broken', idleTimeoutMs: 2_000 } } }),
   );
   const child = spawn(process.execPath, [cliPath, 'serve', '--config', configPath], {
     cwd: directory,

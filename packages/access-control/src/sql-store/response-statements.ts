@@ -53,5 +53,3 @@ export function responseStatements(dialect: SqlDialect) {
   };
 }
 
-/** @internal */
-type ResponseStatements = ReturnType<typeof responseStatements>;

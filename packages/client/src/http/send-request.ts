@@ -7,7 +7,7 @@ import { retryDelayMs, shouldRetryResponse } from './retry-policy.js';
 
 /** What to send. @internal */
 export interface ApiRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Below the base URL, starting with `/`. */
   path: string;
   body?: unknown;

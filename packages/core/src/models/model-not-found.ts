@@ -23,7 +23,7 @@ function editDistance(a: string, b: string): number {
  * The model id closest to what was asked for, ignoring case, if it is close enough to be a
  * likely typo (at most a third of its characters differ); `undefined` otherwise.
  */
-export function nearestModelId(asked: string, models: readonly ModelInfo[]): string | undefined {
+function nearestModelId(asked: string, models: readonly ModelInfo[]): string | undefined {
   const wanted = asked.slice(0, maxComparedLength).toLowerCase();
   let best: { id: string; distance: number } | undefined;
   for (const model of models) {

@@ -13,7 +13,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const jsonText = (schema: JsonObject): JsonObject => ({ type: 'string', contentMediaType: 'application/json', contentSchema: schema });
 
 /** What the streamed answer is, in words: the response and the item schema both say it. */
-export const streamDescription = [
+const streamDescription = [
   'Server-Sent Events (decisions §4), one item per event. Quantum format (the default): `event: thought_trace`',
   '(ThoughtTraceChunk) for quantum-reasoner, then `event: message` (ChatCompletionChunk), a last `message`',
   'chunk with `finish_reason` (and `usage`, unless `stream_options.include_usage` asks for one more chunk with',

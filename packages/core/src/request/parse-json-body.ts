@@ -18,7 +18,7 @@ export function decodeUtf8Body(bytes: Uint8Array): string {
  * The nesting depth of JSON text, counted over brackets outside strings. It runs before
  * `JSON.parse` so that a 10,000-level body costs one linear scan and no recursion anywhere.
  */
-export function measureJsonDepth(text: string, limit: number): number {
+function measureJsonDepth(text: string, limit: number): number {
   let depth = 0;
   let deepest = 0;
   let index = 0;
@@ -48,7 +48,7 @@ export function measureJsonDepth(text: string, limit: number): number {
 }
 
 /** Finds a `__proto__` key, or a `constructor` key holding `prototype`, at any depth. */
-export function findPrototypePollution(value: unknown): boolean {
+function findPrototypePollution(value: unknown): boolean {
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const node = pending.pop();

@@ -75,7 +75,7 @@ export function hostStatusError(status: number, request: { headers?: ChatHttpReq
  * type (415), encoding, depth and JSON (400). An `unread` body is read first (see
  * `readRequestBody`).
  */
-export function checkRequestBody(headers: ChatHttpRequest['headers'], body: ChatHttpReadBody, maxBodyBytes: number, timeoutMs?: number): ReadBody {
+function checkRequestBody(headers: ChatHttpRequest['headers'], body: ChatHttpReadBody, maxBodyBytes: number, timeoutMs?: number): ReadBody {
   if (body.kind === 'rejected') throw body.reason === 'timed-out' ? requestTimeoutError(timeoutMs) : bodyRejectionError(body.reason, maxBodyBytes);
   if (body.kind === 'bytes' && body.bytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
   if (body.kind === 'text' && body.text.length > maxBodyBytes) throw tooLarge(maxBodyBytes);

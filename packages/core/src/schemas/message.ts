@@ -14,9 +14,9 @@ const name = z.string().nullish();
 export const messageRoles = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 export type MessageRole = (typeof messageRoles)[number];
 
-export const systemMessageSchema = z.object({ role: z.enum(['system', 'developer']), content: messageContentSchema, name });
-export const userMessageSchema = z.object({ role: z.literal('user'), content: messageContentSchema, name });
-export const assistantMessageSchema = z.object({
+const systemMessageSchema = z.object({ role: z.enum(['system', 'developer']), content: messageContentSchema, name });
+const userMessageSchema = z.object({ role: z.literal('user'), content: messageContentSchema, name });
+const assistantMessageSchema = z.object({
   role: z.literal('assistant'),
   content: messageContentSchema.nullish(),
   tool_calls: z.array(toolCallSchema).nullish(),
@@ -33,7 +33,7 @@ export const assistantMessageSchema = z.object({
   ],
   description: 'Needs `content` (not null) or at least one entry in `tool_calls`.',
 });
-export const toolMessageSchema = z.object({ role: z.literal('tool'), content: messageContentSchema, tool_call_id: z.string() });
+const toolMessageSchema = z.object({ role: z.literal('tool'), content: messageContentSchema, tool_call_id: z.string() });
 
 /** Schemas by role; the request parser picks one once `role` is known to be valid. */
 export const messageSchemasByRole = {

@@ -128,6 +128,40 @@ describe.skipIf(!chromiumAvailable)('the playground in headless Chromium, agains
     await screenshot(page, 'tool-call-round-trip');
   });
 
+  it('should go through the Responses API when it is picked: reasoning, text, and a tool round trip', async () => {
+    const { page } = await openPlayground(server.testKey);
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(new URL(request.url()).pathname);
+    });
+    await page.selectOption('#api', 'responses');
+    await page.selectOption('#model', 'quantum-reasoner');
+    await send(page, 'Why is the sky blue?');
+    await page.waitForSelector('.message.assistant:not(.streaming) .message-meta', { timeout: 30_000 });
+    expect((await text(page, '.reasoning-text')).length).toBeGreaterThan(20);
+    expect((await text(page, '.message.assistant .content')).length).toBeGreaterThan(20);
+    expect(await text(page, '.message.assistant .message-meta')).toMatch(/^finish_reason: stop · \d+ prompt \+ \d+ completion tokens \(\d+ reasoning\)$/u);
+
+    await page.click('#clear');
+    await page.selectOption('#model', 'quantum-flash');
+    await page.click('#tools-example');
+    await send(page, 'What is the weather in Paris?');
+    const call = page.locator('.message.assistant .tool-call');
+    await page.waitForSelector('.tool-result textarea', { timeout: 30_000 });
+    expect(await call.locator('.tool-name').textContent()).toBe('get_weather');
+    expect(await call.locator('.tool-call-id').textContent()).toMatch(/^call_\w+$/u);
+    expect(JSON.parse((await call.locator('.tool-arguments').textContent())!)).toMatchObject({ location: 'Paris' });
+    expect(await text(page, '.message.assistant .message-meta')).toMatch(/^finish_reason: tool_calls/u);
+    await page.fill('.tool-result textarea', '{"temperature": 18, "unit": "celsius", "conditions": "sunny"}');
+    await page.click('.tool-result button');
+    await page.waitForFunction(() => document.querySelectorAll('.message.assistant:not(.streaming) .message-meta').length === 2, undefined, { timeout: 30_000 });
+    const answer = page.locator('.message.assistant').nth(1);
+    expect(await answer.locator('.content').textContent()).toContain('temperature is 18');
+    expect(await answer.locator('.message-meta').textContent()).toMatch(/^finish_reason: stop/u);
+    expect(posts).toEqual(['/v1/responses', '/v1/responses', '/v1/responses']);
+    await screenshot(page, 'responses-api');
+  });
+
   it('should answer whole with streaming off, and stop a stream on request', async () => {
     const { page } = await openPlayground(server.testKey);
     await page.selectOption('#model', 'quantum-lite');

@@ -25,7 +25,7 @@ describe.skipIf(!chromiumAvailable)('the API reference page in headless Chromium
 
     expect(await page.locator('h1').textContent()).toContain('Quantum chat-completions API');
     const adminPaths = ['/admin/v1/organisations', '/admin/v1/organisations', '/admin/v1/organisations/{name}', '/admin/v1/organisations/{name}', '/admin/v1/keys', '/admin/v1/keys', '/admin/v1/keys/{id}', '/admin/v1/keys/{id}', '/admin/v1/keys/{id}/revoke', '/admin/v1/keys/{id}/rotate', '/admin/v1/usage', '/admin/v1/audit-log'];
-    expect(await page.locator('.operation h3 .path').allTextContents()).toEqual(['/chat/completions', '/chat/completions/{id}/stream', '/chat/completions/{id}', '/chat/completions/{id}/cancel', '/models', '/models/{model}', '/openapi.json', ...adminPaths]);
+    expect(await page.locator('.operation h3 .path').allTextContents()).toEqual(['/chat/completions', '/chat/completions/{id}/stream', '/chat/completions/{id}', '/chat/completions/{id}/cancel', '/responses', '/responses/{response_id}', '/responses/{response_id}', '/responses/{response_id}/cancel', '/responses/{response_id}/input_items', '/models', '/models/{model}', '/openapi.json', ...adminPaths]);
     // The admin API: its own section, its own token, under /admin/v1 (off on this server, as it says).
     expect(await page.locator('#admin-api + .description').textContent()).toContain('off');
     expect(await page.locator('#op-adminRotateKey .auth').textContent()).toContain('Required: Authorization: Bearer <admin token>');
@@ -38,6 +38,13 @@ describe.skipIf(!chromiumAvailable)('the API reference page in headless Chromium
     expect(await chat.locator('.response .status').allTextContents()).toEqual(['200', '400', '401', '403', '404', '408', '413', '415', '429', '500', '502', '503', '504']);
     expect(await chat.locator('.response', { hasText: '403' }).locator('summary').textContent()).toContain('permission_error');
     expect(await page.locator('#op-listModels .auth').textContent()).toContain('Optional');
+    // The Responses API: the same key, and its own request body.
+    const responses = page.locator('#op-createResponse');
+    expect(await responses.locator('.auth').textContent()).toContain('Required: Authorization: Bearer <API key>');
+    expect(await responses.locator('.response .status').allTextContents()).toContain('200');
+    expect(await page.locator('#op-listResponseInputItems').count()).toBe(1);
+    expect(await page.locator('#examples h3').allTextContents()).toContain('The Responses API');
+    expect(await page.locator('#examples pre').last().textContent()).toContain(`${server.origin}/v1/responses`);
     expect((await page.locator('.schema-section h3').allTextContents()).slice(0, 8)).toEqual(['ChatCompletionRequest', 'ChatCompletion', 'ChatCompletionChunk', 'ThoughtTraceChunk', 'ChatStreamEvent', 'Model', 'ModelList', 'ErrorEnvelope']);
     expect(await page.locator('.schema-section h3').allTextContents()).toContain('AdminCreatedApiKey');
     const temperature = page.locator('#schema-ChatCompletionRequest tr', { has: page.locator('code', { hasText: /^temperature$/u }) });

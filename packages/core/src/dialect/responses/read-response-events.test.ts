@@ -3,7 +3,7 @@ import { validateCreateResponse } from '../../request/responses/validate-create-
 import { createSequentialResponseIdGenerator } from '../../run/responses/response-ids.js';
 import { createResponseShell } from '../../run/responses/response-shell.js';
 import type { ResponseStreamEvent } from '../../schemas/responses/response-stream-event.js';
-import { createResponseEventEncoder } from '../../wire/responses/response-event-encoder.js';
+import { createResponseEventEncoder } from '../../run/responses/response-event-encoder.js';
 import { ResponseAccumulator, ResponseStreamFailedError, ResponseStreamProtocolError } from './accumulate-response.js';
 import { createResponseEventReader, parseResponseEvent, readResponseStream } from './read-response-events.js';
 

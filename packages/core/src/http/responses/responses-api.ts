@@ -59,7 +59,7 @@ function json(status: number, headers: Record<string, string>, body: unknown): C
   return { status, headers: { ...jsonHeaders, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) };
 }
 
-export function responseNotFound(id: string, param?: string): QuantumChatError {
+function responseNotFound(id: string, param?: string): QuantumChatError {
   return new QuantumChatError('response_not_found', `No response with id '${id.slice(0, 100)}' was found.`, param === undefined ? {} : { param });
 }
 

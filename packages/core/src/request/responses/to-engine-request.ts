@@ -48,7 +48,7 @@ function textOf(content: string | readonly { text: string }[]): string {
  * its text and its calls, as chat has it). `firstInputIndex` is where the request's own items
  * start, so that an error names `input[i]`.
  */
-export function itemsToMessages(items: readonly ConversationItem[], firstInputIndex: number): EngineMessage[] {
+function itemsToMessages(items: readonly ConversationItem[], firstInputIndex: number): EngineMessage[] {
   const messages: EngineMessage[] = [];
   const knownCallIds = new Set<string>();
   let pendingReasoning = '';

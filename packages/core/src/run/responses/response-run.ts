@@ -1,7 +1,7 @@
 import type { ChatEngineEvent } from '../../engine/chat-engine.js';
 import { toErrorEnvelope } from '../../errors/to-error-envelope.js';
 import type { ResponseObject } from '../../schemas/responses/response-object.js';
-import { createResponseEventEncoder } from '../../wire/responses/response-event-encoder.js';
+import { createResponseEventEncoder } from './response-event-encoder.js';
 import { runToFinish } from '../run-to-completion.js';
 import type { RunSettings } from '../run-settings.js';
 import type { RunFramer } from '../stream-run-frames.js';

@@ -15,7 +15,7 @@ export const inputContentPartTypes = ['input_text', 'output_text'] as const;
 
 export const inputTextPartSchema = z.object({ type: z.literal('input_text'), text: z.string() });
 /** A part of an earlier answer sent back; its annotations and logprobs are accepted, not read. */
-export const outputTextPartSchema = z.object({
+const outputTextPartSchema = z.object({
   type: z.literal('output_text'),
   text: z.string(),
   annotations: z.array(z.unknown()).nullish(),
@@ -51,8 +51,8 @@ export const functionCallOutputItemSchema = z.object({
 });
 export type FunctionCallOutputItem = z.infer<typeof functionCallOutputItemSchema>;
 
-export const summaryTextSchema = z.object({ type: z.literal('summary_text'), text: z.string() });
-export const reasoningTextSchema = z.object({ type: z.literal('reasoning_text'), text: z.string() });
+const summaryTextSchema = z.object({ type: z.literal('summary_text'), text: z.string() });
+const reasoningTextSchema = z.object({ type: z.literal('reasoning_text'), text: z.string() });
 
 /** A reasoning item sent back: its summary (our trace) is read; encrypted content is never ours to read. */
 export const reasoningItemSchema = z.object({

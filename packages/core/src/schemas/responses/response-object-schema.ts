@@ -9,7 +9,7 @@ import { responseTextFormatSchema } from './response-text-format.js';
 const itemStatus = z.enum(['in_progress', 'completed', 'incomplete']);
 const topLogprob = z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()).nullish() });
 
-export const outputTextPartSchema = z.object({
+const outputTextPartSchema = z.object({
   type: z.literal('output_text'),
   text: z.string(),
   annotations: z.array(z.unknown()),

@@ -1,4 +1,4 @@
-import type { ResponseFunctionTool, ResponseToolChoice } from './response-tool.js';
+import type { ResponseToolChoice } from './response-tool.js';
 import type { ResponseTextFormat } from './response-text-format.js';
 
 /** A token's log probability in an `output_text` part, as the Responses API writes it. */
@@ -94,5 +94,3 @@ export interface ResponseObject {
   user: string | null;
   metadata: Record<string, string>;
 }
-
-export type { ResponseFunctionTool, ResponseToolChoice, ResponseTextFormat };

@@ -6,8 +6,8 @@ function example(title: string, note: string, code: string): HTMLElement[] {
 }
 
 /**
- * "Example requests": the same chat request with curl, the `openai` SDK and our client, each
- * pointed at `baseUrl` (the API base of the server the page came from). The key is read from
+ * "Example requests": the same chat request with curl, the `openai` SDK and our client, and a
+ * Responses API request, each pointed at `baseUrl` (the API base of the server the page came from). The key is read from
  * the environment, so that nothing secret lands in a shell history or a file.
  *
  * @example
@@ -50,6 +50,19 @@ export function renderExamples(baseUrl: string): HTMLElement {
     "  if (event.type === 'content') process.stdout.write(event.text);",
     '}',
   ].join('\n');
+  const responses = [
+    `curl ${base}/responses \\`,
+    `  -H "Authorization: Bearer $QUANTUM_CHAT_API_KEY" \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '{"model":"quantum-flash","input":"Hello!"}'`,
+    '',
+    '# Streamed (named events: response.created … response.completed), then replayed from event 5:',
+    `curl -N ${base}/responses \\`,
+    `  -H "Authorization: Bearer $QUANTUM_CHAT_API_KEY" \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '{"model":"quantum-reasoner","stream":true,"input":"Why is the sky blue?"}'`,
+    `curl -N "${base}/responses/$RESPONSE_ID?stream=true&starting_after=5" -H "Authorization: Bearer $QUANTUM_CHAT_API_KEY"`,
+  ].join('\n');
   return h(
     'section',
     { class: 'examples', id: 'examples' },
@@ -58,5 +71,6 @@ export function renderExamples(baseUrl: string): HTMLElement {
     example('curl', 'A whole answer, then the same request streamed.', curl),
     example('The openai SDK (Node)', 'npm install openai — it needs only the base URL.', openai),
     example('@quantum-chat/client', 'npm install @quantum-chat/client — typed stream events, reasoning included.', ours),
+    example('The Responses API', 'POST /v1/responses, with the same models and keys: what the openai SDK (client.responses), the AI SDK\'s default OpenAI provider and client.responses of @quantum-chat/client call.', responses),
   );
 }

@@ -7,7 +7,7 @@ import { createConversation } from './conversation.js';
 import { createModelPicker } from './model-picker.js';
 import { checkNumberField, numberFieldRules } from './number-fields.js';
 import { exampleTools, parseToolDefinitions } from './parse-tools.js';
-import { runTurn } from './run-turn.js';
+import { runTurn, type PlaygroundApi } from './run-turn.js';
 
 const keyStorage = 'quantum-chat.playground.api-key';
 
@@ -16,6 +16,7 @@ const model = byId<HTMLSelectElement>('model');
 const temperature = byId<HTMLInputElement>('temperature');
 const maxTokens = byId<HTMLInputElement>('max-tokens');
 const stream = byId<HTMLInputElement>('stream');
+const api = byId<HTMLSelectElement>('api');
 const tools = byId<HTMLTextAreaElement>('tools');
 const toolChoice = byId<HTMLSelectElement>('tool-choice');
 const toolsError = byId('tools-error');
@@ -91,7 +92,7 @@ async function run(): Promise<void> {
   updateComposer();
   const turn = createAssistantTurn(request.model);
   conversation.show(turn.element);
-  const outcome = await runTurn(client(), request, stream.checked, turn, () => void run(), controller.signal);
+  const outcome = await runTurn(client(), request, stream.checked, turn, () => void run(), controller.signal, api.value as PlaygroundApi);
   running = undefined;
   if (outcome.kind === 'answer') {
     conversation.addAnswer(outcome.content, outcome.toolCalls);

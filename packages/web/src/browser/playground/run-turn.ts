@@ -1,9 +1,13 @@
 import { APIUserAbortError, type ChatClient, type ChatCompletionCreateParams, type ToolCall } from '@quantum-chat/client';
 import type { AssistantTurn } from './assistant-turn.js';
 import { describeError } from './describe-error.js';
+import { runResponsesTurn } from './run-responses-turn.js';
 
 /** How a turn ended: with an answer (maybe tool calls), stopped by the user, or failed. */
 export type TurnOutcome = { kind: 'answer'; content: string; toolCalls: ToolCall[] } | { kind: 'stopped' } | { kind: 'failed' };
+
+/** Which API a turn goes through: chat completions, or the Responses API. */
+export type PlaygroundApi = 'chat' | 'responses';
 
 /**
  * Sends one request and fills `turn` as the answer arrives: streamed piece by piece, or
@@ -12,8 +16,9 @@ export type TurnOutcome = { kind: 'answer'; content: string; toolCalls: ToolCall
  * @example
  * const outcome = await runTurn(client, { model, messages }, true, turn, retry, controller.signal);
  */
-export async function runTurn(client: ChatClient, request: ChatCompletionCreateParams, stream: boolean, turn: AssistantTurn, retry: () => void, signal: AbortSignal): Promise<TurnOutcome> {
+export async function runTurn(client: ChatClient, request: ChatCompletionCreateParams, stream: boolean, turn: AssistantTurn, retry: () => void, signal: AbortSignal, api: PlaygroundApi = 'chat'): Promise<TurnOutcome> {
   try {
+    if (api === 'responses') return await runResponsesTurn(client, request, stream, turn, signal);
     if (!stream) {
       const completion = await client.chat.completions.create(request, { signal });
       const choice = completion.choices[0];

@@ -3,9 +3,9 @@ import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { ChatEngineEvent } from '../../engine/chat-engine.js';
 import { validateCreateResponse } from '../../request/responses/validate-create-response.js';
-import { buildResponse } from '../../run/responses/build-response.js';
-import { createSequentialResponseIdGenerator } from '../../run/responses/response-ids.js';
-import { createResponseShell } from '../../run/responses/response-shell.js';
+import { buildResponse } from './build-response.js';
+import { createSequentialResponseIdGenerator } from './response-ids.js';
+import { createResponseShell } from './response-shell.js';
 import { createResponseEventEncoder } from './response-event-encoder.js';
 
 // The AI SDK's own reading of our reasoning form (decisions §10): a `reasoning` item whose

@@ -7,10 +7,10 @@ import type {
   ResponseObject,
   ResponseOutputItem,
 } from '../../schemas/responses/response-object.js';
-import { ResponseOutput, type ResponseOutputSink } from '../../run/responses/response-output.js';
-import type { ResponseShell, ResponseState } from '../../run/responses/response-shell.js';
-import type { GenerateResponseId } from '../../run/responses/response-ids.js';
-import { jsonEventHead, sequencedTail } from './json-event-frame.js';
+import { ResponseOutput, type ResponseOutputSink } from './response-output.js';
+import type { ResponseShell, ResponseState } from './response-shell.js';
+import type { GenerateResponseId } from './response-ids.js';
+import { jsonEventHead, sequencedTail } from '../../wire/responses/json-event-frame.js';
 
 export interface ResponseEventEncoderOptions {
   generateId: GenerateResponseId;
