@@ -65,6 +65,7 @@ export class UpstreamAttempt {
   #responded = false;
   /** The answer is asked for as one JSON completion: our client waits for it whole, and nothing else needs the stream. */
   readonly #whole: boolean;
+  readonly #sentAt = performance.now();
   readonly #settings: AttemptSettings;
   readonly #request: ChatEngineRequest;
   readonly #context: ChatEngineContext;
@@ -134,6 +135,11 @@ export class UpstreamAttempt {
     }
     const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
     if (body === null) throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
+    if (this.#whole) {
+      // Asked for JSON, it streams anyway: its tokens are timed as any stream's, from when it was asked.
+      const firstTokenTimeoutMs = this.#settings.firstTokenTimeoutMs;
+      this.#deadline.arm(Math.max(1, firstTokenTimeoutMs - (performance.now() - this.#sentAt)), () => firstTokenTimeout(firstTokenTimeoutMs));
+    }
     return { stream: this.#events(body) };
   }
 
