@@ -1,6 +1,7 @@
-import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
+import { createModelRegistry, insecureAcceptAnyApiKey, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamEngine, type UpstreamEngineOptions } from '../src/index.js';
+import { postChat, startFrontServer } from './helpers/start-front-server.js';
 import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamScenario, type UpstreamServer } from './helpers/start-upstream-server.js';
 
 const request: ChatEngineRequest = {
@@ -128,5 +129,25 @@ describe('an upstream engine for a client that does not stream', () => {
       code: 'upstream_timeout',
       message: 'The model server gave no whole answer within 50 ms.',
     });
+  });
+});
+
+describe('through a handler over HTTP', () => {
+  it('should ask the upstream for JSON for a client that does not stream, and for a stream for one that does', async () => {
+    const upstream = await start(honest);
+    const front = await startFrontServer('fastify', { accessControl: insecureAcceptAnyApiKey(), registry: createModelRegistry({ engine: createUpstreamEngine({ baseUrl: upstream.baseUrl, model: 'up' }) }) });
+    try {
+      const whole = await postChat(front.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Weather?' }], tools: request.tools });
+      expect(whole.status).toBe(200);
+      const body = (await whole.json()) as { choices: { message: { content: string; tool_calls: unknown[] }; finish_reason: string }[]; usage: Record<string, number> };
+      expect(body.choices[0]).toMatchObject({ message: { content: 'Let me look.', tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, finish_reason: 'tool_calls' });
+      expect(body.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 });
+
+      const streamed = await postChat(front.baseUrl, { model: 'quantum-flash', messages: [{ role: 'user', content: 'Weather?' }], stream: true });
+      expect(await streamed.text()).toContain('Streamed.');
+      expect(upstream.requests.map((record) => record.body.stream)).toEqual([false, true]);
+    } finally {
+      await front.close();
+    }
   });
 });
