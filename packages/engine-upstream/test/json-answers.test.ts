@@ -110,7 +110,7 @@ describe('an upstream engine for a client that does not stream', () => {
     // Slower than the first-token timeout, within the answer timeout: answered.
     const slow = await start(async (_request, response, record) => {
       await pause(60);
-      honest(_request, response, record);
+      await honest(_request, response, record);
     });
     const answered = await collect({ baseUrl: slow.baseUrl, model: 'up', firstTokenTimeoutMs: 20, answerTimeoutMs: 5_000 }, false);
     expect(answered.at(-1)).toMatchObject({ type: 'finish', reason: 'tool_calls' });

@@ -40,7 +40,10 @@ const server = http.createServer(async (req, res) => {
   res.end('data: [DONE]\n\n');
 });
 server.keepAliveTimeout = 60_000;
+// The TCP connections accepted, so a suite can see whether its client reuses them.
+let connections = 0;
+server.on('connection', () => connections++);
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 process.on('SIGTERM', () => process.exit(0));
-serveParent({ cpu: () => process.cpuUsage() }, { port: server.address().port });
+serveParent({ cpu: () => process.cpuUsage(), connections: () => connections }, { port: server.address().port });
