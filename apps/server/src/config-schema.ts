@@ -74,6 +74,8 @@ const upstreamModelConfigSchema = z
     connectTimeoutMs: positiveMilliseconds.optional(),
     firstTokenTimeoutMs: positiveMilliseconds.optional(),
     idleTimeoutMs: positiveMilliseconds.optional(),
+    /** For a client that does not stream: time to the upstream's whole JSON answer. */
+    answerTimeoutMs: positiveMilliseconds.optional(),
     reasoning: z.enum(['auto', 'keep', 'drop']).optional(),
     /**
      * The unknown top-level request fields forwarded to the upstream: a list of names

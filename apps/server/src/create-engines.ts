@@ -70,6 +70,7 @@ function createUpstreamFromConfig(
     ...(model.connectTimeoutMs !== undefined ? { connectTimeoutMs: model.connectTimeoutMs } : {}),
     ...(model.firstTokenTimeoutMs !== undefined ? { firstTokenTimeoutMs: model.firstTokenTimeoutMs } : {}),
     ...(model.idleTimeoutMs !== undefined ? { idleTimeoutMs: model.idleTimeoutMs } : {}),
+    ...(model.answerTimeoutMs !== undefined ? { answerTimeoutMs: model.answerTimeoutMs } : {}),
     ...(model.reasoning !== undefined ? { reasoning: model.reasoning } : {}),
     ...(model.passThrough !== undefined ? { passThrough: model.passThrough } : {}),
     ...(model.limits !== undefined ? { limits: model.limits } : {}),

@@ -10,6 +10,7 @@ import {
   defaultConnectTimeoutMs,
   defaultFirstTokenTimeoutMs,
   defaultIdleTimeoutMs,
+  defaultAnswerTimeoutMs,
   type UpstreamDeployment,
   type UpstreamEngineOptions,
   type UsageReplacement,
@@ -78,6 +79,7 @@ function noDeploymentAvailable(pool: DeploymentPool<Target>, now: number): Quant
 export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine {
   const firstTokenTimeoutMs = options.firstTokenTimeoutMs ?? defaultFirstTokenTimeoutMs;
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs;
+  const answerTimeoutMs = options.answerTimeoutMs ?? defaultAnswerTimeoutMs;
   const reasoningMode = options.reasoning ?? 'auto';
   const passThrough = options.passThrough ?? 'none';
   const retry = options.retry ?? {};
@@ -107,7 +109,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
     }
   };
 
-  const settings: AttemptSettings = { options, firstTokenTimeoutMs, idleTimeoutMs, reasoningMode, passThrough, limits, reportUsageReplaced };
+  const settings: AttemptSettings = { options, firstTokenTimeoutMs, idleTimeoutMs, answerTimeoutMs, reasoningMode, passThrough, limits, reportUsageReplaced };
 
   /** The next attempt of a request, on a deployment it has not tried; none left: the last failure, or `engine_unavailable`. */
   function nextAttempt(run: RequestRun, attempt: number): { lease: DeploymentLease<Target>; current: UpstreamAttempt } {

@@ -3,7 +3,7 @@
 /** The engine and its options. */
 export { createUpstreamEngine } from './create-upstream-engine.js';
 export type { UpstreamApi, UpstreamDeployment, UpstreamEngineOptions, UpstreamReasoningMode, UpstreamRequestStart, UpstreamRequestEnd, UpstreamRequestWatcher, UsageReplacement } from './upstream-engine-options.js';
-export { defaultConnectTimeoutMs, defaultFirstTokenTimeoutMs, defaultIdleTimeoutMs } from './upstream-engine-options.js';
+export { defaultAnswerTimeoutMs, defaultConnectTimeoutMs, defaultFirstTokenTimeoutMs, defaultIdleTimeoutMs } from './upstream-engine-options.js';
 
 export type { RetryOptions } from './retry-delay.js';
 export type { UpstreamLimits } from './upstream-limits.js';

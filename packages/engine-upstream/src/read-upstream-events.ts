@@ -25,11 +25,21 @@ export interface WaitHooks {
 /** How long a body may take to end after `[DONE]` before its connection is dropped. */
 const drainGraceMs = 1000;
 
-/** Reads the body to its end in the background, or cancels it (closing the socket) after the grace or past `maxBytes`. */
-function drain(reader: UpstreamBodyReader, maxBytes: number): void {
+/**
+ * How long the answer's end waits for its body to end after `[DONE]`. A body that ends in that
+ * time gives its connection back before our caller sends its next request, which would otherwise
+ * find the connection busy and open another; one that does not is read on in the background.
+ */
+const endWaitMs = 50;
+
+/**
+ * Reads the body to its end, or cancels it (closing the socket) after the grace or past
+ * `maxBytes`; resolves once it ended, or after `endWaitMs` while the rest is read in the background.
+ */
+function drain(reader: UpstreamBodyReader, maxBytes: number): Promise<void> {
   const timer = setTimeout(() => void reader.cancel().catch(() => undefined), drainGraceMs);
   timer.unref();
-  void (async () => {
+  const ended = (async () => {
     try {
       let left = maxBytes;
       for (let result = await reader.read(); !result.done; result = await reader.read()) {
@@ -45,6 +55,11 @@ function drain(reader: UpstreamBodyReader, maxBytes: number): void {
       clearTimeout(timer);
     }
   })();
+  let stopWaiting: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    stopWaiting = setTimeout(resolve, endWaitMs);
+  });
+  return Promise.race([ended, waited]).finally(() => clearTimeout(stopWaiting));
 }
 
 /** Feeds the decoder; a line or event past the limit is the upstream's fault (502). */
@@ -97,7 +112,7 @@ export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: Wai
     }
   } finally {
     // An error or our consumer leaving must let go of the body now; undici then closes the socket.
-    if (hooks.drainOnExit()) drain(reader, Math.max(0, bytesLeft));
+    if (hooks.drainOnExit()) await drain(reader, Math.max(0, bytesLeft));
     else reader.cancel().catch(() => undefined);
   }
 }

@@ -36,6 +36,7 @@ export interface AttemptSettings {
   options: UpstreamEngineOptions;
   firstTokenTimeoutMs: number;
   idleTimeoutMs: number;
+  answerTimeoutMs: number;
   reasoningMode: UpstreamReasoningMode;
   passThrough: PassThroughPolicy;
   limits: Required<UpstreamLimits>;
@@ -62,6 +63,9 @@ export class UpstreamAttempt {
   /** `[DONE]` (or a Responses stream's terminal event) arrived: the answer is complete. */
   #done = false;
   #responded = false;
+  /** The answer is asked for as one JSON completion: our client waits for it whole, and nothing else needs the stream. */
+  readonly #whole: boolean;
+  readonly #sentAt = performance.now();
   readonly #settings: AttemptSettings;
   readonly #request: ChatEngineRequest;
   readonly #context: ChatEngineContext;
@@ -80,6 +84,8 @@ export class UpstreamAttempt {
     this.#forwardAbort = () => this.#upstream.abort(context.signal.reason);
     context.signal.addEventListener('abort', this.#forwardAbort, { once: true });
     this.#deadline = createDeadline(this.#upstream);
+    // The Responses wire keeps its stream: its JSON answer is read only from runtimes that ignore `stream`.
+    this.#whole = context.stream === false && target.api === 'chat';
     // The same bounds whichever API the deployment speaks: only the reading of its wire differs.
     this.#mapper = (target.api === 'responses' ? createUpstreamResponsesMapper : createUpstreamChunkMapper)({
       showReasoning: settings.reasoningMode === 'keep' || (settings.reasoningMode === 'auto' && request.reasoning),
@@ -93,13 +99,14 @@ export class UpstreamAttempt {
     });
     this.#headers = {
       'content-type': 'application/json',
-      accept: 'text/event-stream',
+      accept: this.#whole ? 'application/json' : 'text/event-stream',
       ...settings.options.headers,
       ...target.headers,
       'x-request-id': context.requestId,
     };
     this.#watch = watchUpstreamRequest(settings.options, { url: target.url, model: target.model, requestId: context.requestId, headers: this.#headers });
-    this.#deadline.arm(settings.firstTokenTimeoutMs, () => firstTokenTimeout(settings.firstTokenTimeoutMs));
+    if (this.#whole) this.#deadline.arm(settings.answerTimeoutMs, () => answerTimeout(settings.answerTimeoutMs));
+    else this.#deadline.arm(settings.firstTokenTimeoutMs, () => firstTokenTimeout(settings.firstTokenTimeoutMs));
   }
 
   /** Sends the request; a refusal becomes the failure its status means. */
@@ -108,7 +115,9 @@ export class UpstreamAttempt {
     const { limits, passThrough } = this.#settings;
     const response = await target.send({
       headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...this.#headers } : this.#headers,
-      body: JSON.stringify((target.api === 'responses' ? toUpstreamResponsesBody : toUpstreamRequestBody)(this.#request, target.model, passThrough)),
+      body: JSON.stringify(
+        target.api === 'responses' ? toUpstreamResponsesBody(this.#request, target.model, passThrough) : toUpstreamRequestBody(this.#request, target.model, passThrough, !this.#whole),
+      ),
       signal: this.#upstream.signal,
     });
     this.#responded = true;
@@ -118,9 +127,19 @@ export class UpstreamAttempt {
       throw failureFromStatus(response.status, response.headers, readErrorPayload(parseJson(errorBody))?.message);
     }
     const contentType = response.headers.get('content-type') ?? '';
-    if (contentType.includes('json')) return { whole: readWhole(await readCappedText(response.body(), limits.maxResponseBytes), this.#mapper) };
+    if (contentType.includes('json')) {
+      const text = await readCappedText(response.body(), limits.maxResponseBytes);
+      // The body was read to its end: nothing is left to abort, the connection goes back to the pool.
+      this.#done = true;
+      return { whole: readWhole(text, this.#mapper) };
+    }
     const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
     if (body === null) throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
+    if (this.#whole) {
+      // Asked for JSON, it streams anyway: its tokens are timed as any stream's, from when it was asked.
+      const firstTokenTimeoutMs = this.#settings.firstTokenTimeoutMs;
+      this.#deadline.arm(Math.max(1, firstTokenTimeoutMs - (performance.now() - this.#sentAt)), () => firstTokenTimeout(firstTokenTimeoutMs));
+    }
     return { stream: this.#events(body) };
   }
 
@@ -201,6 +220,7 @@ function parseJson(text: string): unknown {
 }
 
 const firstTokenTimeout = (milliseconds: number) => new QuantumChatError('upstream_timeout', `The model server sent no first token within ${milliseconds} ms.`);
+const answerTimeout = (milliseconds: number) => new QuantumChatError('upstream_timeout', `The model server gave no whole answer within ${milliseconds} ms.`);
 const idleTimeout = (milliseconds: number) => new QuantumChatError('upstream_timeout', `The model server stalled: nothing for ${milliseconds} ms during the answer.`);
 
 function* readWhole(text: string, mapper: UpstreamChunkMapper): Generator<ChatEngineEvent> {

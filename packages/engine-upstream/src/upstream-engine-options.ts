@@ -64,6 +64,12 @@ export interface UpstreamEngineOptions {
   /** Longest silence between two upstream events once tokens flow; 30000 ms by default. */
   idleTimeoutMs?: number;
   /**
+   * For a client that does not stream (its answer is asked of the model server as JSON): time
+   * from sending the request to the whole answer; 600000 ms by default. There are no events to
+   * time in between, so this replaces the first-token and idle timeouts of a stream.
+   */
+  answerTimeoutMs?: number;
+  /**
    * How much of an answer is read (see {@link UpstreamLimits}): decoded bytes, an error body,
    * one event, one tool call's arguments. Whatever the limits, an answer is cut with finish
    * reason `length` once our own count passes its `max_tokens` by a margin (decisions §8).
@@ -147,3 +153,4 @@ export interface UpstreamRequestWatcher {
 export const defaultConnectTimeoutMs = 5_000;
 export const defaultFirstTokenTimeoutMs = 60_000;
 export const defaultIdleTimeoutMs = 30_000;
+export const defaultAnswerTimeoutMs = 600_000;

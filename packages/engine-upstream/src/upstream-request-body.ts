@@ -52,9 +52,9 @@ function outputControls(request: ChatEngineRequest, body: Record<string, unknown
 }
 
 /**
- * The JSON body sent upstream: every field of the request the runtime can honour. It always
- * streams, with usage, so that first-token and idle timeouts and aborts work the same for our
- * streaming and non-streaming clients. Tool fields are sent only with tools: OpenAI answers 400
+ * The JSON body sent upstream: every field of the request the runtime can honour. It streams,
+ * with usage, unless `stream` is false: a client that waits for the whole answer gets it from
+ * one JSON completion (decisions §8), which costs the runtime and us far less than a stream. Tool fields are sent only with tools: OpenAI answers 400
  * to `tool_choice` without `tools`. The client's unknown top-level fields (`top_k`,
  * `chat_template_kwargs`, ...) that `passThrough` forwards go first, so none can replace a field
  * set here; the policy is applied here too, whoever filled `extraFields`.
@@ -62,12 +62,12 @@ function outputControls(request: ChatEngineRequest, body: Record<string, unknown
  * @example
  * toUpstreamRequestBody(request, 'llama3.2'); // { model: 'llama3.2', messages: [...], stream: true, ... }
  */
-export function toUpstreamRequestBody(request: ChatEngineRequest, model: string, passThrough: PassThroughPolicy = 'none'): Record<string, unknown> {
+export function toUpstreamRequestBody(request: ChatEngineRequest, model: string, passThrough: PassThroughPolicy = 'none', stream = true): Record<string, unknown> {
   const body: Record<string, unknown> = selectPassedThrough(passThrough, request.extraFields) ?? {};
   body.model = model;
   body.messages = request.messages.map(toUpstreamMessage);
-  body.stream = true;
-  body.stream_options = { include_usage: true };
+  body.stream = stream;
+  if (stream) body.stream_options = { include_usage: true };
   body.temperature = request.temperature;
   body.max_tokens = request.maxTokens;
   if (request.topP !== undefined) body.top_p = request.topP;

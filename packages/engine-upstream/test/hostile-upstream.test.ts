@@ -39,7 +39,7 @@ interface Outcome {
  * Runs one request against a hostile upstream while sampling this process's RSS and the
  * longest gap between 10 ms timer turns (the event loop held), and prints both.
  */
-async function against(hostile: HostileAnswer, maxTokens: number): Promise<Outcome> {
+async function against(hostile: HostileAnswer, maxTokens: number, stream = true): Promise<Outcome> {
   const upstream = await startHostileUpstream(hostile);
   upstreams.push(upstream);
   const replaced: UsageReplacement[] = [];
@@ -57,7 +57,7 @@ async function against(hostile: HostileAnswer, maxTokens: number): Promise<Outco
   }, 10);
   const outcome: Outcome = { contentChars: 0, argumentChars: 0, finish: undefined, error: undefined, replaced, rssGrowthMb: 0, longestStallMs: 0 };
   try {
-    for await (const event of engine.generate(requestOf(maxTokens), { signal: AbortSignal.timeout(60_000), requestId: 'hostile' })) {
+    for await (const event of engine.generate(requestOf(maxTokens), { signal: AbortSignal.timeout(60_000), requestId: 'hostile', stream })) {
       if (event.type === 'content') outcome.contentChars += event.text.length;
       else if (event.type === 'tool-call') outcome.argumentChars += event.argumentsDelta.length;
       else if (event.type === 'finish') outcome.finish = event;
@@ -70,8 +70,9 @@ async function against(hostile: HostileAnswer, maxTokens: number): Promise<Outco
   }
   outcome.rssGrowthMb = (rssPeak - rssBefore) / mebibyte;
   outcome.longestStallMs = longestStallMs;
+  if (!stream) expect(upstream.requests[0]?.body).toMatchObject({ stream: false });
   console.log(
-    `${hostile.kind} (${hostile.mib} MiB, max_tokens ${maxTokens}): RSS ${(rssBefore / mebibyte).toFixed(0)} -> peak ${(rssPeak / mebibyte).toFixed(0)} MB (+${outcome.rssGrowthMb.toFixed(0)}), ` +
+    `${hostile.kind}${stream ? '' : ' (asked for JSON)'} (${hostile.mib} MiB, max_tokens ${maxTokens}): RSS ${(rssBefore / mebibyte).toFixed(0)} -> peak ${(rssPeak / mebibyte).toFixed(0)} MB (+${outcome.rssGrowthMb.toFixed(0)}), ` +
       `longest event-loop stall ${longestStallMs.toFixed(0)} ms, relayed ${outcome.contentChars + outcome.argumentChars} chars, ` +
       (outcome.error === undefined ? `finish ${outcome.finish?.reason}, usage ${JSON.stringify(outcome.finish?.usage)}` : `error ${(outcome.error as Error).message}`),
   );
@@ -148,5 +149,52 @@ describe('an upstream engine against a hostile or broken upstream', () => {
     expect(outcome.finish?.reason).toBe('stop');
     expect(outcome.finish?.usage.completionTokens).toBe(Math.ceil(outcome.contentChars / 4));
     expect(outcome.replaced[0]?.reasons).toEqual([`completion_tokens (1) is below what the relayed text holds (${Math.ceil((outcome.contentChars / 4 - 64) / 4)})`]);
+  }, 120_000);
+});
+
+describe('the JSON path (a client that does not stream) against a hostile or broken upstream', () => {
+  it('should refuse a gzip JSON answer that inflates past the decoded-bytes cap', async () => {
+    const outcome = await against({ kind: 'gzip-json', mib: 400 }, 4096, false);
+    expect(outcome.error).toEqual(upstreamFault(/more than 33554432 bytes/));
+    expect(outcome.rssGrowthMb).toBeLessThan(200);
+  }, 120_000);
+
+  it('should refuse a plain 300 MiB JSON answer past the cap', async () => {
+    const outcome = await against({ kind: 'json', mib: 300 }, 4096, false);
+    expect(outcome.error).toEqual(upstreamFault(/more than 33554432 bytes/));
+    expect(outcome.rssGrowthMb).toBeLessThan(200);
+  }, 120_000);
+
+  it('should read no more than the error-body cap of a 500 with a 300 MiB body', async () => {
+    const outcome = await against({ kind: 'error-body', mib: 300 }, 4096, false);
+    expect(outcome.error).toEqual(upstreamFault(/^The model server failed \(HTTP 500\)/));
+    expect((outcome.error as Error).message.length).toBeLessThan(600);
+  }, 120_000);
+
+  it('should refuse a JSON tool call with 10 MiB of arguments past the tool-argument cap', async () => {
+    const outcome = await against({ kind: 'json-tool-arguments', mib: 10 }, 100, false);
+    expect(outcome.error).toEqual(upstreamFault(/a tool call whose arguments are longer than 4194304 characters/));
+    expect(outcome.argumentChars).toBe(0);
+  }, 120_000);
+
+  it('should cut a JSON tool call with 1 MiB of arguments under max_tokens 100: "length", charged 100, arguments bounded', async () => {
+    const outcome = await against({ kind: 'json-tool-arguments', mib: 1 }, 100, false);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.finish).toMatchObject({ reason: 'length', usage: { completionTokens: 100 } });
+    expect(outcome.argumentChars).toBeLessThanOrEqual((100 * 4 + 64) * 4);
+    expect(outcome.rssGrowthMb).toBeLessThan(200);
+  }, 120_000);
+
+  it('should charge our own count, not the one token a 10 MiB JSON answer reports', async () => {
+    const outcome = await against({ kind: 'json-under-reported', mib: 10 }, 4096, false);
+    expect(outcome.finish).toMatchObject({ reason: 'length', usage: { completionTokens: 4096 } });
+    expect(outcome.contentChars).toBeLessThanOrEqual((4096 * 4 + 64) * 4);
+    expect(outcome.replaced).toHaveLength(1);
+  }, 120_000);
+
+  it('should still bound a stream from an upstream that ignores `stream: false`', async () => {
+    const outcome = await against({ kind: 'gzip-stream', mib: 400 }, 4096, false);
+    expect(outcome.finish).toMatchObject({ reason: 'length', usage: { completionTokens: 4096 } });
+    expect(outcome.rssGrowthMb).toBeLessThan(200);
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 // A stand-in OpenAI-compatible upstream: answers every chat request with a stream of
-// `max_tokens` content chunks (written back to back), a finish chunk, a usage chunk and [DONE].
+// `max_tokens` content chunks (written back to back), a finish chunk, a usage chunk and [DONE];
+// a request with `stream: false`, as runtimes do, with one chat completion of the same text.
 import http from 'node:http';
 import { once } from 'node:events';
 import { serveParent } from '../lib/child.mjs';
@@ -11,6 +12,22 @@ const server = http.createServer(async (req, res) => {
   for await (const chunk of req) chunks.push(chunk);
   const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   const count = Math.min(Math.max(Number(body.max_tokens) || 20, 1), 10_000);
+  if (body.stream === false) {
+    const content = Array.from({ length: count }, (_, index) => answerPieces[index % answerPieces.length]).join('');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: `chatcmpl-mock${++counter}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        system_fingerprint: 'fp_mock',
+        choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 52, completion_tokens: count, total_tokens: 52 + count },
+      }),
+    );
+    return;
+  }
   const head = `data: {"id":"chatcmpl-mock${++counter}","object":"chat.completion.chunk","created":${Math.floor(Date.now() / 1000)},"model":"${body.model}","system_fingerprint":"fp_mock","choices":[`;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.write(`${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`);
@@ -23,7 +40,10 @@ const server = http.createServer(async (req, res) => {
   res.end('data: [DONE]\n\n');
 });
 server.keepAliveTimeout = 60_000;
+// The TCP connections accepted, so a suite can see whether its client reuses them.
+let connections = 0;
+server.on('connection', () => connections++);
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 process.on('SIGTERM', () => process.exit(0));
-serveParent({ cpu: () => process.cpuUsage() }, { port: server.address().port });
+serveParent({ cpu: () => process.cpuUsage(), connections: () => connections }, { port: server.address().port });

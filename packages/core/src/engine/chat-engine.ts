@@ -92,6 +92,12 @@ export interface ChatEngineContext {
   signal: AbortSignal;
   /** The request's `x-request-id`, for logs and upstream forwarding. */
   requestId: string;
+  /**
+   * False when the client waits for the whole answer (`stream` not set): nothing is sent before
+   * `finish`, so an engine may produce the answer whole (the upstream engine then asks its
+   * model server for JSON). True or absent: the client reads events as they come.
+   */
+  stream?: boolean;
 }
 
 /**

@@ -2,12 +2,14 @@ import { clientClosedError } from '../contract/client-connection.js';
 import type { ChatEngineContext, ChatEngineEvent } from '../engine/chat-engine.js';
 import type { RunSettings } from './run-settings.js';
 
-/** What an engine gets: its request id, and its signal, made on first read. */
+/** What an engine gets: its request id, whether its client streams, and its signal, made on first read. */
 class EngineContext implements ChatEngineContext {
   readonly requestId: string;
+  readonly stream: boolean;
   readonly #run: EngineRun;
-  constructor(requestId: string, run: EngineRun) {
+  constructor(requestId: string, stream: boolean, run: EngineRun) {
     this.requestId = requestId;
+    this.stream = stream;
     this.#run = run;
   }
   get signal(): AbortSignal {
@@ -35,9 +37,10 @@ export class EngineRun {
   };
   #onShutdown: (() => void) | undefined = undefined;
 
-  constructor(settings: RunSettings) {
+  /** `stream`: whether the client reads the events as they come (false: it waits for the whole answer). */
+  constructor(settings: RunSettings, stream: boolean) {
     this.#settings = settings;
-    this.iterator = settings.engine.generate(settings.request, new EngineContext(settings.requestId, this))[Symbol.asyncIterator]();
+    this.iterator = settings.engine.generate(settings.request, new EngineContext(settings.requestId, stream, this))[Symbol.asyncIterator]();
   }
 
   #endedReason(): unknown {

@@ -29,7 +29,7 @@ export interface RunCollector {
  * non-streaming answer is built from what it collected and the finish event.
  */
 export async function runToFinish(settings: RunSettings, collector: RunCollector): Promise<FinishEvent> {
-  const run = new EngineRun(settings);
+  const run = new EngineRun(settings, false);
   const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
   settings.track?.(() => progress.outcome(200, false));
   const finish = await collectUntilFinish(settings, run, progress, collector);

@@ -15,7 +15,7 @@ import { streamRunFrames, type RunFramer } from './stream-run-frames.js';
  * (the Responses API's); chat completions' by default.
  */
 export function runToStream(settings: RunSettings, makeFramer?: (settings: RunSettings) => RunFramer): Promise<AsyncIterableIterator<string>> {
-  const run = new EngineRun(settings);
+  const run = new EngineRun(settings, true);
   const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
   settings.track?.(() => progress.outcome(200, false));
   let firstStep: Promise<IteratorResult<ChatEngineEvent>>;

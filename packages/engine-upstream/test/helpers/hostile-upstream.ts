@@ -22,7 +22,11 @@ export type HostileAnswer =
   /** `mib` MiB of content in 4 KiB deltas, finished, with usage reporting one completion token. */
   | { kind: 'under-reported'; mib: number }
   /** `mib` MiB of chunks that carry no token, only a field nobody reads. */
-  | { kind: 'padding-stream'; mib: number };
+  | { kind: 'padding-stream'; mib: number }
+  /** One whole JSON completion: a tool call whose arguments are `mib` MiB, usage of 4 completion tokens. */
+  | { kind: 'json-tool-arguments'; mib: number }
+  /** One whole JSON completion of `mib` MiB of content, its usage reporting one completion token. */
+  | { kind: 'json-under-reported'; mib: number };
 
 const mebibyte = 1024 * 1024;
 
@@ -113,6 +117,22 @@ async function answer(response: ServerResponse, hostile: HostileAnswer): Promise
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       await writeFrames(response, chunk({}, { padding: 'p'.repeat(4096) }), mib);
       end(response, `${finishFrames}data: [DONE]\n\n`);
+      return;
+    }
+    case 'json-tool-arguments': {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write(
+        '{"id":"chatcmpl-hostile","object":"chat.completion","created":1,"model":"hostile","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"',
+      );
+      await writeRepeated(response, Buffer.alloc(mebibyte, 'b'), mib);
+      end(response, '"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":4,"total_tokens":13}}');
+      return;
+    }
+    case 'json-under-reported': {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"id":"chatcmpl-hostile","object":"chat.completion","created":1,"model":"hostile","choices":[{"index":0,"message":{"role":"assistant","content":"');
+      await writeRepeated(response, Buffer.alloc(Math.round(mib * mebibyte), 'c'), 1);
+      end(response, '"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}}');
       return;
     }
     case 'under-reported': {

@@ -22,6 +22,8 @@ export interface UpstreamServer {
   /** `http://127.0.0.1:<port>/v1` */
   baseUrl: string;
   requests: UpstreamRequestRecord[];
+  /** TCP connections accepted so far (a reused connection counts once). */
+  connectionsAccepted(): number;
   close(): Promise<void>;
 }
 
@@ -51,12 +53,15 @@ export async function startUpstreamServer(scenario: UpstreamScenario): Promise<U
       response.destroy();
     }
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    connectionsAccepted: () => connections,
     close: async () => {
       server.closeAllConnections();
       server.close();
