@@ -47,7 +47,7 @@ async function writtenUsage(server) {
  * rows by the window's end, and past 100,000 waiting rows it drops them), so it has no steady
  * state to measure; counting its req/s over the window alone credited it with writes it did
  * after the window. So each side is charged its drain: the reports that flush the ledger until
- * the count stands still, less the last two (which wrote nothing: the report's own query).
+ * the count stands still, less each report's own query (timed by the last, which wrote nothing).
  * The drain runs with no load beside it, so if anything it favours the buffered side.
  * Durable drains nothing: its rows were committed before their answers.
  */
@@ -58,7 +58,8 @@ async function drainUsage(server) {
   let previous = await writtenUsage(server);
   for (let reports = 1; ; reports++) {
     const current = await writtenUsage(server);
-    if (current.rows === previous.rows) return { rows: current.rows, drainMs: Math.max(0, performance.now() - started - previous.ms - current.ms) };
+    // Each report's own query is taken off, at the cost of the last one (which wrote nothing).
+    if (current.rows === previous.rows) return { rows: current.rows, drainMs: Math.max(0, performance.now() - started - (reports + 1) * current.ms) };
     if (reports >= 50) throw new Error(`${server.ready.port}: usage rows still being written after ${reports} flushes (${previous.rows}, then ${current.rows})`);
     previous = current;
   }
