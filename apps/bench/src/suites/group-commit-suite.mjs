@@ -53,7 +53,7 @@ async function writtenUsage(server) {
  */
 async function drainUsage(server) {
   // Requests still in the server when the load generator closed its connections settle after
-  // the first flush: report again until the count stands still (the last two reports wrote nothing).
+  // the first flush: report again until the count stands still (the last report wrote nothing).
   const started = performance.now();
   let previous = await writtenUsage(server);
   for (let reports = 1; ; reports++) {
