@@ -98,6 +98,8 @@ export function groupCommitSection(groupCommit) {
         ['reqPerSec', 'req/s, rows written (window + drain)', integer],
         ['windowReqPerSec', 'req/s over the window alone', integer],
         ['drainMs', 'drain after the window (ms)', integer],
+        ['serverCpuUsPerReq', 'server CPU per request, window + drain (µs)', integer],
+        ['databaseCpuUsPerReq', 'PostgreSQL cluster CPU per request, same core (µs)', integer],
         ['latencyP50Ms', `p50 at ${item.latencyRate} req/s (ms)`, fixed],
         ['latencyP99Ms', `p99 at ${item.latencyRate} req/s (ms)`, fixed],
       ]),

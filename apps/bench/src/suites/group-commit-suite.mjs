@@ -69,12 +69,19 @@ async function drainUsage(server) {
  * req/s at 50 connections (closed loop), counted over the window plus the drain of its usage
  * rows (see drainUsage), then the p50 and p99 of a request at `latencyRate` (open loop).
  */
-async function measureRun({ load, server, seconds }) {
+async function measureRun({ load, server, seconds, postgres }) {
   // Rows of earlier runs (the latency run's, the buffered side's) written before the window, uncounted.
   const before = await drainUsage(server);
+  // CPU over the window and its drain: the server's (SQLite writes in its worker thread count
+  // there) and the PostgreSQL cluster's, which shares the server's core; where the gap goes.
+  const serverCpuBefore = await server.call('cpu');
+  const postgresCpuBefore = postgres?.cpuSeconds();
   const throughput = await load.call('autocannon', { url: server.url + path, body: jsonRequestBody, headers: headersFor(server), connections: 50, seconds });
   if (throughput.non2xx > 0 || throughput.errors > 0) throw new Error(`${server.ready.port}: ${throughput.non2xx} non-2xx, ${throughput.errors} errors`);
   const after = await drainUsage(server);
+  const serverCpuAfter = await server.call('cpu');
+  const postgresCpuSeconds = postgres === undefined ? 0 : postgres.cpuSeconds() - postgresCpuBefore;
+  const serverCpuSeconds = (serverCpuAfter.user - serverCpuBefore.user + (serverCpuAfter.system - serverCpuBefore.system)) / 1e6;
   const written = after.rows - before.rows;
   // autocannon counts the answers it read; the server may have answered up to one more per connection as the window closed.
   if (written < throughput.requests || written > throughput.requests + 50) {
@@ -92,6 +99,8 @@ async function measureRun({ load, server, seconds }) {
     reqPerSec: throughput.requests / (throughput.seconds + after.drainMs / 1000),
     windowReqPerSec: throughput.requests / throughput.seconds,
     drainMs: after.drainMs,
+    serverCpuUsPerReq: (serverCpuSeconds * 1e6) / throughput.requests,
+    databaseCpuUsPerReq: (postgresCpuSeconds * 1e6) / throughput.requests,
     latencyP50Ms: latency.totalP50,
     latencyP99Ms: latency.totalP99,
   };
@@ -125,14 +134,15 @@ export async function runGroupCommitSuite({ load, protocol, log }) {
           label: `group-commit-${id}`,
           protocol,
           log,
-          measure: (side, seconds) => measureRun({ load, server: side === 'baseline' ? buffered : durable, seconds }),
+          measure: (side, seconds) => measureRun({ load, server: side === 'baseline' ? buffered : durable, seconds, postgres: store === 'postgres' ? postgres : undefined }),
         });
         const throughputMet = summary.ratio.reqPerSec >= groupCommitThroughputTarget;
         const latencyMet = summary.difference.latencyP50Ms <= groupCommitLatencyTargetMs;
         log(
           `  ${id}: durable ${summary.candidate.reqPerSec.toFixed(0)} req/s vs buffered ${summary.baseline.reqPerSec.toFixed(0)} req/s with rows written = ${(summary.ratio.reqPerSec * 100).toFixed(1)} % ` +
             `(pairs ${(summary.ratioRange.reqPerSec[0] * 100).toFixed(1)}–${(summary.ratioRange.reqPerSec[1] * 100).toFixed(1)} %, target ≥ ${groupCommitThroughputTarget * 100} %: ${throughputMet ? 'met' : 'missed'}; ` +
-            `window alone ${(summary.ratio.windowReqPerSec * 100).toFixed(1)} %, drain ${summary.candidate.drainMs.toFixed(0)} vs ${summary.baseline.drainMs.toFixed(0)} ms); ` +
+            `window alone ${(summary.ratio.windowReqPerSec * 100).toFixed(1)} %, drain ${summary.candidate.drainMs.toFixed(0)} vs ${summary.baseline.drainMs.toFixed(0)} ms; ` +
+            `CPU µs/req server ${summary.candidate.serverCpuUsPerReq.toFixed(0)} vs ${summary.baseline.serverCpuUsPerReq.toFixed(0)}, database ${summary.candidate.databaseCpuUsPerReq.toFixed(0)} vs ${summary.baseline.databaseCpuUsPerReq.toFixed(0)}); ` +
             `p50 at ${latencyRate} req/s ${summary.candidate.latencyP50Ms.toFixed(2)} ms vs ${summary.baseline.latencyP50Ms.toFixed(2)} ms, added ${summary.difference.latencyP50Ms.toFixed(2)} ms (target ≤ ${groupCommitLatencyTargetMs} ms: ${latencyMet ? 'met' : 'missed'})`,
         );
         results.push({ id: `group-commit-${id}`, title, latencyRate, summary, throughputMet, latencyMet });
