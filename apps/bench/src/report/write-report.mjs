@@ -57,7 +57,8 @@ function protocolParagraph({ protocol }) {
     `After a warm-up of ${protocol.warmupSeconds} s each, ${protocol.pairs} pairs of ${protocol.seconds} s runs alternate in ABBA order. ` +
     'A figure is the median over the pairs; a ratio is the median of the per-pair ratios candidate / baseline (its min–max over the pairs is shown). ' +
     'Server CPU time is `process.cpuUsage()` of the server process (user + system), asked for over IPC right before and after each run; ' +
-    'the relay\'s ready server is read from `/proc/<pid>/stat`. CPU microbenchmarks run in their own process per group, pinned to core 0, and count process CPU time.'
+    'the relay\'s ready server is read from `/proc/<pid>/stat`. CPU microbenchmarks run in their own process per group, pinned to core 0, and count process CPU time. ' +
+    "Group commit (SQLite and PostgreSQL alike): a side's req/s is its answers over the window plus its drain, the time after the window until every answered usage row is written (the admin usage report flushes the ledger; the report's own query time is taken off), because the buffered ledger falls behind under this load and the window alone credited it with writes it did after the window."
   );
 }
 

@@ -2,6 +2,7 @@
 // logs) as a bench child, and the bare Fastify route it is compared with.
 // argv: <ready|bare> <fixed|reference> [sqlite|postgres] [durable|buffered]. PostgreSQL's URL comes in DATABASE_URL.
 // The last one is how usage rows are written (store.usageWrites; durable by default).
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +19,14 @@ const engine = engineName === 'reference' ? createReferenceEngine() : createFixe
 let app;
 let cleanup = async () => undefined;
 let key;
+let organisation;
+// The admin API, on for the ready side: its usage report flushes the ledger first, which is how
+// the group-commit suite charges the buffered ledger for writing what it answered.
+const adminToken = randomBytes(24).toString('hex');
 
 if (side === 'ready') {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-bench-ready-'));
-  const config = resolveConfig({ dataDir: join(directory, 'data'), store: { usageWrites }, ...(storeName === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : {}) }, {});
+  const config = resolveConfig({ dataDir: join(directory, 'data'), store: { usageWrites }, adminTokens: [{ id: 'bench', token: adminToken }], ...(storeName === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : {}) }, {});
   // The organisation's limits are far off, but every one is counted: the daily one in the store.
   // Logs at info through the server's own destination, to stdout, as in production: the bench
   // starts this process with stdout on /dev/null.
@@ -30,7 +35,7 @@ if (side === 'ready') {
     handlerOptions: { registry: createModelRegistry({ engine }), testEngine: engine },
   });
   const store = storeName === 'postgres' ? createPostgresKeyStore(process.env.DATABASE_URL) : createSqliteKeyStore(join(directory, 'data', 'quantum-chat.sqlite'));
-  const organisation = `bench-${process.pid}`;
+  organisation = `bench-${process.pid}`;
   await store.createOrganisation({ name: organisation, plan: 'free', limits: { requestsPerMinute: 1e12, tokensPerMinute: 1e15, tokensPerDay: 1e15 } });
   key = (await issueApiKey(store, { organisation, kind: 'live' })).key;
   await store.close();
@@ -59,7 +64,7 @@ serveParent(
       return true;
     },
   },
-  { port: app.server.address().port, key },
+  { port: app.server.address().port, key, ...(side === 'ready' ? { adminToken, organisation } : {}) },
 );
 process.on('SIGTERM', async () => {
   await app.close().catch(() => undefined);
