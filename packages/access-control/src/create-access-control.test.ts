@@ -1,15 +1,22 @@
 import { generateApiKey, parseApiKey, QuantumChatError, type ParsedApiKey } from '@quantum-chat/core';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createAccessControl } from './create-access-control.js';
 import { createLimiter } from './create-limiter.js';
 import { issueApiKey } from './issue-api-key.js';
 import { createMemoryStore } from './memory-store/index.js';
+import type { ServiceStore } from './service-store/index.js';
+import { createSqliteStore } from './sqlite-store/index.js';
 
 const parse = (key: string): ParsedApiKey => parseApiKey(key)!;
 const demand = { requestId: 'req_test', model: 'quantum-lite', promptTokens: 20, maxTokens: 100 };
 
-async function setup(limits = {}) {
-  const store = createMemoryStore();
+const sqliteDirectory = mkdtempSync(join(tmpdir(), 'quantum-chat-admission-'));
+afterAll(() => rmSync(sqliteDirectory, { recursive: true, force: true }));
+
+async function setup(limits = {}, store: ServiceStore = createMemoryStore()) {
   await store.createOrganisation({ name: 'acme', plan: 'free', limits });
   const live = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
   const test = await issueApiKey(store, { organisation: 'acme', kind: 'test' });
@@ -75,6 +82,22 @@ describe('createAccessControl', () => {
       ['req_chat', 'chat.completions'],
       ['req_responses', 'responses'],
     ]);
+  });
+
+  it.each([
+    ['memory', () => createMemoryStore()],
+    ['SQLite', () => createSqliteStore(join(sqliteDirectory, 'running-api.sqlite'))],
+  ])('should write a running Responses request down as one from its start, so an abandoned one still says so (%s store)', async (_name, openStore) => {
+    const { accessControl, store, live } = await setup({}, openStore());
+    const principal = await accessControl.authenticate(parse(live.key));
+    await accessControl.admit(principal, { ...demand, requestId: 'req_running', api: 'responses' });
+    // The instance writes its running row down, then dies before it settles.
+    await accessControl.ledger.flush();
+    expect((await store.listUsage({ organisation: 'acme' })).map(({ requestId, settled, api }) => [requestId, settled, api])).toEqual([['req_running', false, 'responses']]);
+    expect(await store.settleAbandonedUsage(Date.now() + 60_000)).toBe(1);
+    expect((await store.listUsage({ organisation: 'acme' })).map(({ requestId, abandoned, api }) => [requestId, abandoned, api])).toEqual([['req_running', true, 'responses']]);
+    await accessControl.ledger.close();
+    await store.close();
   });
 
   it('should answer 429 rate_limit_exceeded with retry-after once the requests are used up', async () => {

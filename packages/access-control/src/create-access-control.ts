@@ -281,6 +281,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
         model: demand.model,
         promptTokens,
         timestamp: now(),
+        ...(demand.api !== undefined ? { api: demand.api } : {}),
         ...(dayDecision !== undefined ? { daily: { bucket: bucketOf(principal), day: dayDecision.day, charged: dayDecision.charged } } : {}),
       });
       let settled = false;

@@ -38,6 +38,11 @@ export interface AdmissionDemand {
    */
   readonly promptTokens: number;
   maxTokens: number;
+  /**
+   * Which API the request came through: known at admission, so that a running request's usage
+   * row says it from the start (one its instance never settles is still counted under its API).
+   */
+  api?: 'chat.completions' | 'responses';
   /** @deprecated Read `prompt.bound` (there when `prompt.count` is); kept until the next major release. */
   promptTokensBound?: number;
   /** @deprecated Call `prompt.count`; kept until the next major release. */
@@ -55,12 +60,14 @@ export class MeasuredDemand implements AdmissionDemand {
   readonly prompt: MeasuredPrompt;
   readonly promptTokensBound: number | undefined;
   readonly countPromptTokens: (() => number | Promise<number>) | undefined;
+  readonly api: 'chat.completions' | 'responses';
 
-  constructor(requestId: string, model: string, maxTokens: number, prompt: MeasuredPrompt) {
+  constructor(requestId: string, model: string, maxTokens: number, prompt: MeasuredPrompt, api: 'chat.completions' | 'responses' = 'chat.completions') {
     this.requestId = requestId;
     this.model = model;
     this.maxTokens = maxTokens;
     this.prompt = prompt;
+    this.api = api;
     this.promptTokensBound = prompt.count === undefined ? undefined : prompt.bound;
     this.countPromptTokens = prompt.count;
   }

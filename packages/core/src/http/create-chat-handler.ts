@@ -239,7 +239,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     // No `await` without an admission step: each one is a turn of the microtask queue.
     // The bound at once; the count when the access control asks (it refuses what it can without).
     const prompt = accessControl.admit === undefined ? undefined : measurePromptOf(engine, engineRequest);
-    const admission: Admission | undefined = prompt === undefined ? undefined : await accessControl.admit?.(principal, new MeasuredDemand(requestId, model.id, engineRequest.maxTokens, prompt));
+    const admission: Admission | undefined = prompt === undefined ? undefined : await accessControl.admit?.(principal, new MeasuredDemand(requestId, model.id, engineRequest.maxTokens, prompt, wire.api));
     const headers: Record<string, string> = { ...admission?.headers };
     const ignoredParams = passedThrough === undefined ? fields.ignoredParams : fields.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
     if (ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(ignoredParams);

@@ -72,11 +72,11 @@ function gatedEngine(events: ChatEngineEvent[] = answer) {
 /** Records each settle outcome, admitting everything (or refusing with `refuse`). */
 function countingAccess(refuse?: QuantumChatError) {
   const outcomes: AdmissionOutcome[] = [];
-  const demands: { maxTokens: number; promptTokens: number }[] = [];
+  const demands: { maxTokens: number; promptTokens: number; api: string | undefined }[] = [];
   const accessControl: AccessControl = {
     authenticate: (parsed) => keys.authenticate(parsed),
     async admit(_principal, demand) {
-      demands.push({ maxTokens: demand.maxTokens, promptTokens: demand.promptTokens });
+      demands.push({ maxTokens: demand.maxTokens, promptTokens: demand.promptTokens, api: demand.api });
       if (refuse !== undefined) throw refuse;
       return { headers: { 'x-ratelimit-remaining-requests': '9' }, settle: (outcome) => void outcomes.push(outcome) };
     },
@@ -152,8 +152,8 @@ describe('POST /v1/responses (JSON)', () => {
       { role: 'user', content: 'Hi' },
     ]);
     expect(requests[0]!.maxTokens).toBe(64);
-    // Quotas reserve the input and max_output_tokens; the settle names the API.
-    expect(access.demands).toEqual([{ maxTokens: 64, promptTokens: expect.any(Number) }]);
+    // Quotas reserve the input and max_output_tokens; the demand and the settle name the API.
+    expect(access.demands).toEqual([{ maxTokens: 64, promptTokens: expect.any(Number), api: 'responses' }]);
     expect(access.outcomes).toMatchObject([{ api: 'responses', status: 200, promptTokens: 5, completionTokens: 4, interrupted: false }]);
     expect(records).toMatchObject([{ api: 'responses', model: 'quantum-reasoner', status: 200 }]);
   });
@@ -164,6 +164,7 @@ describe('POST /v1/responses (JSON)', () => {
     const response = await handler.fetch(post({ model: 'quantum-lite', messages: [{ role: 'user', content: 'hi' }] }, {}, '/v1/chat/completions'));
     expect(response.status).toBe(200);
     expect(access.outcomes).toMatchObject([{ api: 'chat.completions', status: 200 }]);
+    expect(access.demands).toMatchObject([{ api: 'chat.completions' }]);
   });
 
   it('answers a function call, and a follow-up with previous_response_id carries the conversation', async () => {
