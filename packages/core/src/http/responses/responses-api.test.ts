@@ -294,6 +294,11 @@ describe('POST /v1/responses (stream)', () => {
     const response = await makeHandler({ engine: failing }).fetch(post({ model: 'quantum-flash', input: 'Hi', stream: true, store: false }));
     expect(response.status).toBe(503);
     expect((await response.json()).error.code).toBe('engine_unavailable');
+    // A stored one, saved in progress as it started, is not kept: its id was never handed out.
+    const handler = makeHandler({ engine: failing });
+    const stored = await handler.fetch(post({ model: 'quantum-flash', input: 'Hi', stream: true }));
+    expect(stored.status).toBe(503);
+    expect((await handler.fetch(get(`/responses/resp_${'1'.padStart(24, '0')}`))).status).toBe(404);
   });
 
   it('stops the engine and settles when a client leaves a stream', async () => {
@@ -342,6 +347,25 @@ describe('POST /v1/responses (stream)', () => {
     const stored = await (await handler.fetch(get(`/responses/${id}`))).json();
     expect(stored.status).toBe('cancelled');
     expect(stored.output[0].content[0].text).toBe('Hel');
+  });
+
+  it('keeps a stored stream in_progress, with its input items, while it runs, and completed once it ends', async () => {
+    const gated = gatedEngine();
+    const handler = makeHandler({ engine: gated.engine });
+    gated.release();
+    const response = await handler.fetch(post({ model: 'quantum-reasoner', input: 'Hi', stream: true }));
+    const reader = response.body!.getReader();
+    const id = (parseEvents(new TextDecoder().decode((await reader.read()).value))[0]!.data.response as { id: string }).id;
+    const running = await handler.fetch(get(`/responses/${id}`));
+    expect(running.status).toBe(200);
+    expect(await running.json()).toMatchObject({ id, object: 'response', status: 'in_progress', output: [], usage: null });
+    const items = await (await handler.fetch(get(`/responses/${id}/input_items`))).json();
+    expect(items.data).toMatchObject([{ type: 'message', role: 'user' }]);
+    gated.release(answer.length);
+    while (!(await reader.read()).done);
+    const done = await (await handler.fetch(get(`/responses/${id}`))).json();
+    expect(done).toMatchObject({ id, status: 'completed', usage: { total_tokens: 9 } });
+    expect(done.output.at(-1).content[0].text).toBe('Hello world');
   });
 
   it('resumes a stored stream with starting_after, events after that sequence number', async () => {

@@ -182,7 +182,15 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
       return json(200, headers, shell.body(state));
     }
     // A stored stream is written to the stream store: resumable with `starting_after` (decisions §10).
-    if (save !== undefined) return deps.streams.start(settings, principal, headers, wire);
+    if (save !== undefined) {
+      // Saved in progress first, as OpenAI does: a retrieve while it streams finds it; its end saves its final state.
+      await save(shell.build({ status: 'in_progress', output: [], usage: null }));
+      return deps.streams.start(settings, principal, headers, wire).catch(async (error: unknown) => {
+        // Refused before its first event (an HTTP error, no id handed out): not kept, as on the JSON path.
+        await store.delete(id, owner).catch((failure: unknown) => deps.onError(failure, requestId));
+        throw error;
+      });
+    }
     return runToStream(settings, wire.makeFramer).then((events) => ({ status: 200, headers: { ...sseHeaders, ...headers }, events }));
   }
 
