@@ -276,6 +276,22 @@ export function describeServiceStoreContract(name: string, factory: StoreFactory
       await store.close();
     });
 
+    it('should keep the API a running row was written with, when its instance settles it and when the sweep does', async () => {
+      const store = await open();
+      await store.writeUsage([
+        usage({ requestId: 'req_settled', settled: false, api: 'responses' }),
+        usage({ requestId: 'req_abandoned', settled: false, api: 'responses' }),
+      ]);
+      await store.writeUsage([usage({ requestId: 'req_settled', api: 'responses' })]);
+      expect(await store.settleAbandonedUsage(Date.now() + 60_000)).toBe(1);
+      const rows = await store.listUsage({ organisation: 'acme' });
+      expect(rows.map((row) => [row.usageId, row.abandoned ?? false, row.api])).toEqual([
+        ['req_settled', false, 'responses'],
+        ['req_abandoned', true, 'responses'],
+      ]);
+      await store.close();
+    });
+
     it('should never count a retried usage write twice, and never change a settled row', async () => {
       const store = await open();
       const batch = [usage({ requestId: 'req_1' }), usage({ requestId: 'req_2', completionTokens: 7 })];
