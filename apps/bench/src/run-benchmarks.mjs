@@ -1,6 +1,6 @@
 // `pnpm bench`: runs every benchmark and writes docs/benchmarks.md.
 // `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
-// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,ready,groupCommit,resumable` runs a subset.
+// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,bareProxy,ready,groupCommit,resumable` runs a subset.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { runResponsesSuite } from './suites/responses-suite.mjs';
 import { runGroupCommitSuite } from './suites/group-commit-suite.mjs';
 import { runIdleSuite } from './suites/idle-suite.mjs';
 import { runRelaySuite } from './suites/relay-suite.mjs';
+import { runBareProxySuite } from './suites/bare-proxy-suite.mjs';
 import { runResumableSuite } from './suites/resumable-suite.mjs';
 import { evaluateTargets } from './report/evaluate-targets.mjs';
 import { writeReport } from './report/write-report.mjs';
@@ -65,6 +66,7 @@ try {
   await suite('streaming', () => runStreamingSuite({ load, protocol, log }));
   await suite('idle', () => runIdleSuite({ load, quick, log }));
   await suite('relay', () => runRelaySuite({ load, protocol, quick, log }));
+  await suite('bareProxy', () => runBareProxySuite({ load, protocol, quick, log }));
   await suite('ready', () => runReadySuite({ load, protocol, log }));
   await suite('responses', () => runResponsesSuite({ load, protocol, log }));
   await suite('groupCommit', () => runGroupCommitSuite({ load, protocol, log }));
