@@ -15,7 +15,7 @@ const mockScript = fileURLToPath(new URL('../servers/upstream-mock.mjs', import.
 const bareProxyScript = fileURLToPath(new URL('../servers/bare-proxy.mjs', import.meta.url));
 
 /** The targets: ready / bare proxy, and the latency each adds over direct. */
-export const bareProxyTargets = { jsonRatio: 0.6, streamRatio: 0.6, addedLatencyRatio: 1.5 };
+const bareProxyTargets = { jsonRatio: 0.6, streamRatio: 0.6, addedLatencyRatio: 1.5 };
 
 const sides = ['direct', 'bare', 'ready'];
 // 62 content pieces make the stand-in's chat completion about 700 bytes.
