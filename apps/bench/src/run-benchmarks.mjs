@@ -84,6 +84,7 @@ const commands = [
   `# CPU:     ${pinning ? 'taskset -c 0 ' : ''}node --max-old-space-size=4096 ${scripts}/suites/cpu-worker.mjs   (one process per group)`,
   `# ready:   ${pinning ? 'taskset -c 0 ' : ''}node ${scripts}/servers/ready-server.mjs <ready|bare> <fixed|reference> [sqlite|postgres]   (PostgreSQL: a throw-away cluster, initdb + pg_ctl)`,
   `# relay:   ${pinning ? 'taskset -c 0 ' : ''}node apps/server/dist/cli.js serve --config <tmp>/quantum-chat.config.json; ${pinning ? 'taskset -c 1 ' : ''}node ${scripts}/servers/upstream-mock.mjs`,
+  `# bare:    ${pinning ? 'taskset -c 0 ' : ''}node ${scripts}/servers/bare-proxy.mjs <upstream port>   (Fastify + undici, the relay's baseline)`,
 ];
 const durationSeconds = (Date.now() - started) / 1000;
 const report = writeReport({ results, machine, loads, options: { quick, protocol, pinning, suiteLoads }, commands, durationSeconds, findingsPath });
