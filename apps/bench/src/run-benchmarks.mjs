@@ -1,6 +1,6 @@
 // `pnpm bench`: runs every benchmark and writes docs/benchmarks.md.
 // `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
-// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,ready,groupCommit,resumable` runs a subset.
+// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,bareProxy,ready,groupCommit,resumable` runs a subset.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { runResponsesSuite } from './suites/responses-suite.mjs';
 import { runGroupCommitSuite } from './suites/group-commit-suite.mjs';
 import { runIdleSuite } from './suites/idle-suite.mjs';
 import { runRelaySuite } from './suites/relay-suite.mjs';
+import { runBareProxySuite } from './suites/bare-proxy-suite.mjs';
 import { runResumableSuite } from './suites/resumable-suite.mjs';
 import { evaluateTargets } from './report/evaluate-targets.mjs';
 import { writeReport } from './report/write-report.mjs';
@@ -65,6 +66,7 @@ try {
   await suite('streaming', () => runStreamingSuite({ load, protocol, log }));
   await suite('idle', () => runIdleSuite({ load, quick, log }));
   await suite('relay', () => runRelaySuite({ load, protocol, quick, log }));
+  await suite('bareProxy', () => runBareProxySuite({ load, protocol, quick, log }));
   await suite('ready', () => runReadySuite({ load, protocol, log }));
   await suite('responses', () => runResponsesSuite({ load, protocol, log }));
   await suite('groupCommit', () => runGroupCommitSuite({ load, protocol, log }));
@@ -82,6 +84,7 @@ const commands = [
   `# CPU:     ${pinning ? 'taskset -c 0 ' : ''}node --max-old-space-size=4096 ${scripts}/suites/cpu-worker.mjs   (one process per group)`,
   `# ready:   ${pinning ? 'taskset -c 0 ' : ''}node ${scripts}/servers/ready-server.mjs <ready|bare> <fixed|reference> [sqlite|postgres]   (PostgreSQL: a throw-away cluster, initdb + pg_ctl)`,
   `# relay:   ${pinning ? 'taskset -c 0 ' : ''}node apps/server/dist/cli.js serve --config <tmp>/quantum-chat.config.json; ${pinning ? 'taskset -c 1 ' : ''}node ${scripts}/servers/upstream-mock.mjs`,
+  `# bare:    ${pinning ? 'taskset -c 0 ' : ''}node ${scripts}/servers/bare-proxy.mjs <upstream port>   (Fastify + undici, the relay's baseline)`,
 ];
 const durationSeconds = (Date.now() - started) / 1000;
 const report = writeReport({ results, machine, loads, options: { quick, protocol, pinning, suiteLoads }, commands, durationSeconds, findingsPath });

@@ -98,6 +98,22 @@ function relayTargets(relay) {
   ];
 }
 
+function bareProxyTargets(bareProxy) {
+  if (!bareProxy) return [];
+  const { throughput, latency, targets } = bareProxy;
+  const ratioTarget = (label, { ratio }, floor) =>
+    target(`Relay vs bare proxy: ${label} ≥ ${percent(floor)} of req/s and of req per CPU-second`, `${percent(ratio.reqPerSec.median)} req/s, ${percent(ratio.reqPerCpuSec.median)} req/CPU-s`, ratio.reqPerSec.median >= floor && ratio.reqPerCpuSec.median >= floor);
+  return [
+    ratioTarget('JSON', throughput.json, targets.jsonRatio),
+    ratioTarget('20-chunk streams', throughput.stream, targets.streamRatio),
+    target(
+      `Relay vs bare proxy: p50 added at one connection ≤ ${fixed(targets.addedLatencyRatio, 1)}× the bare proxy's`,
+      `${fixed(latency.addedRatio.median)}× (${fixed(latency.addedMs.ready, 3)} ms against ${fixed(latency.addedMs.bare, 3)} ms)`,
+      latency.addedRatio.median <= targets.addedLatencyRatio,
+    ),
+  ];
+}
+
 /** Every speed and memory target with its measured figure and verdict. */
 export function evaluateTargets(results) {
   return [
@@ -109,5 +125,6 @@ export function evaluateTargets(results) {
     ...idleTargets(results.idle),
     ...cpuTargets(results),
     ...relayTargets(results.relay),
+    ...bareProxyTargets(results.bareProxy),
   ];
 }

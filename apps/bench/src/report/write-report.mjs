@@ -2,6 +2,7 @@
 // target, the machine, the commit and the exact commands. Each section is a function returning
 // its Markdown blocks; a suite that did not run gives no section.
 import { existsSync, readFileSync } from 'node:fs';
+import { bareProxySection } from './bare-proxy-section.mjs';
 import { clientSection, decodingSection, encodingSection, linearitySection } from './cpu-sections.mjs';
 import { evaluateTargets } from './evaluate-targets.mjs';
 import { table, verdict } from './format.mjs';
@@ -86,6 +87,7 @@ function suiteSections({ results, options }) {
     ...when(results.linearity, linearitySection),
     ...when(results.encoding, encodingSection),
     ...when(results.relay, relaySection),
+    ...when(results.bareProxy, bareProxySection),
   ];
 }
 

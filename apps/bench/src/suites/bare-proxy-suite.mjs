@@ -1,0 +1,116 @@
+// Issue 29's baseline: the ready server relaying to the stand-in upstream against a bare proxy
+// (one Fastify route forwarding with undici, src/servers/bare-proxy.mjs) and the stand-in
+// called directly, all three in one run, same stand-in, same load. Closed-loop req/s and server
+// CPU per request for JSON answers and 20-chunk streams, then p50 latency at one connection.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { procCpuSeconds, startChild } from '../lib/child.mjs';
+import { requestObject } from '../lib/fixtures.mjs';
+import { median, range } from '../lib/stats.mjs';
+import { startReadyServer } from './relay-suite.mjs';
+
+const mockScript = fileURLToPath(new URL('../servers/upstream-mock.mjs', import.meta.url));
+const bareProxyScript = fileURLToPath(new URL('../servers/bare-proxy.mjs', import.meta.url));
+
+/** The issue's targets: ready / bare proxy, and the latency each adds over direct. */
+const bareProxyTargets = { jsonRatio: 0.6, streamRatio: 0.6, addedLatencyRatio: 1.5 };
+
+const sides = ['direct', 'bare', 'ready'];
+// 62 content pieces make the stand-in's chat completion about 700 bytes.
+const workloads = {
+  json: JSON.stringify({ ...requestObject, max_tokens: 62, stream: false }),
+  stream: JSON.stringify({ ...requestObject, max_tokens: 20, stream: true }),
+};
+
+/** Rounds alternate the order of the sides (ABC, CBA, …) so that drift in the machine's load hits each alike. */
+const orderOf = (round) => (round % 2 === 0 ? sides : [...sides].reverse());
+
+export async function runBareProxySuite({ load, protocol, quick, log }) {
+  const directory = mkdtempSync(join(tmpdir(), 'quantum-bench-bare-proxy-'));
+  const upstream = await startChild(mockScript, { role: 'load' });
+  const upstreamPort = upstream.ready.port;
+  const bare = await startChild(bareProxyScript, { role: 'server', args: [String(upstreamPort)], stdout: 'ignore' });
+  // The ready server with its defaults: SQLite store, durable usage ledger, access log at info.
+  const ready = await startReadyServer(upstreamPort, directory);
+  const connections = Number(process.env.BENCH_BARE_PROXY_CONNECTIONS ?? 32);
+  const servers = {
+    direct: { port: upstreamPort, pid: upstream.pid, authorization: 'Bearer upstream' },
+    bare: { port: bare.ready.port, pid: bare.pid, authorization: 'Bearer upstream' },
+    ready: { port: ready.port, pid: ready.pid, authorization: `Bearer ${ready.key}` },
+  };
+  const headersOf = (side) => ({ 'content-type': 'application/json', authorization: servers[side].authorization });
+
+  async function closedLoop(side, body, seconds) {
+    const cpuBefore = procCpuSeconds(servers[side].pid);
+    const result = await load.call('autocannon', { url: `http://127.0.0.1:${servers[side].port}/v1/chat/completions`, body, headers: headersOf(side), connections, seconds });
+    const serverCpu = procCpuSeconds(servers[side].pid) - cpuBefore;
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${side}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    return {
+      reqPerSec: result.requests / result.seconds,
+      serverCpuUsPerReq: (serverCpu / result.requests) * 1e6,
+      reqPerCpuSec: result.requests / serverCpu,
+      serverBusy: serverCpu / result.seconds,
+      loadBusy: result.loadCpuSeconds / result.seconds,
+    };
+  }
+
+  try {
+    const rounds = quick ? 1 : protocol.pairs;
+    const throughput = {};
+    for (const [workload, body] of Object.entries(workloads)) {
+      for (const side of sides) await closedLoop(side, body, protocol.warmupSeconds);
+      const samples = Object.fromEntries(sides.map((side) => [side, []]));
+      for (let round = 0; round < rounds; round++) {
+        for (const side of orderOf(round)) samples[side].push(await closedLoop(side, body, protocol.seconds));
+      }
+      throughput[workload] = summarise(samples);
+      const { ratio } = throughput[workload];
+      log(
+        `Bare proxy: ${workload} at ${connections} connections: ` +
+          sides.map((side) => `${side} ${Math.round(throughput[workload].median[side].reqPerSec)} req/s`).join(', ') +
+          `; ready/bare ${ratio.reqPerSec.median.toFixed(2)} req/s, ${ratio.reqPerCpuSec.median.toFixed(2)} per CPU-second`,
+      );
+    }
+
+    // One connection, one request at a time: the JSON answer's p50, and what each proxy adds over direct.
+    const latencySamples = Object.fromEntries(sides.map((side) => [side, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const side of orderOf(round)) {
+        const target = { host: '127.0.0.1', port: servers[side].port, path: '/v1/chat/completions', headers: headersOf(side) };
+        const result = await load.call('firstChunk', { target, body: workloads.json, seconds: protocol.seconds });
+        if (result.failures > 0) throw new Error(`${side}: ${result.failures} failed requests at one connection`);
+        latencySamples[side].push(result.p50);
+      }
+    }
+    const latencyP50Ms = Object.fromEntries(sides.map((side) => [side, median(latencySamples[side])]));
+    const addedRatios = latencySamples.ready.map((readyP50, round) => (readyP50 - latencySamples.direct[round]) / (latencySamples.bare[round] - latencySamples.direct[round]));
+    const latency = {
+      p50Ms: latencyP50Ms,
+      addedMs: { bare: latencyP50Ms.bare - latencyP50Ms.direct, ready: latencyP50Ms.ready - latencyP50Ms.direct },
+      addedRatio: { median: median(addedRatios), range: range(addedRatios) },
+    };
+    log(`Bare proxy: p50 at one connection: direct ${latencyP50Ms.direct.toFixed(3)} ms, added by bare ${latency.addedMs.bare.toFixed(3)} ms, by ready ${latency.addedMs.ready.toFixed(3)} ms`);
+    return { connections, rounds, seconds: protocol.seconds, throughput, latency, targets: bareProxyTargets };
+  } finally {
+    await ready.stop();
+    await bare.stop();
+    await upstream.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** Medians per side, and the per-round ratios ready / bare (median and range). */
+function summarise(samples) {
+  const metrics = Object.keys(samples.direct[0]);
+  const medianOf = (side) => Object.fromEntries(metrics.map((metric) => [metric, median(samples[side].map((sample) => sample[metric]))]));
+  const ratioOf = (metric) => {
+    const ratios = samples.ready.map((sample, round) => sample[metric] / samples.bare[round][metric]);
+    return { median: median(ratios), range: range(ratios) };
+  };
+  return {
+    median: Object.fromEntries(sides.map((side) => [side, medianOf(side)])),
+    ratio: { reqPerSec: ratioOf('reqPerSec'), reqPerCpuSec: ratioOf('reqPerCpuSec') },
+  };
+}
