@@ -7,12 +7,12 @@
  * answer against that mount's own document: a documented status, the documented headers, the
  * body, and each event of a stream.
  *
- * A valid chat request is refused only for a rule across fields that JSON Schema cannot state
+ * A valid chat or Responses request is refused only for a rule across fields that JSON Schema cannot state
  * (the document says them in words; most generated requests are mended to keep them).
  * OPENAPI_RUNS (default 100) sets the number of cases of each property; FUZZ_SEED replays a
  * run (its seed is printed).
  */
-import { createOpenApiProperties, crossFieldRuleOf, followChatCrossFieldRules, streamRouteRefusalOf } from '@quantum-chat/conformance';
+import { createOpenApiProperties, crossFieldRuleOf, followChatCrossFieldRules, followResponsesCrossFieldRules, responsesRefusalOf, streamRouteRefusalOf } from '@quantum-chat/conformance';
 import { generateApiKey, staticApiKeys } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,7 @@ const runs = Number(process.env.OPENAPI_RUNS ?? 100);
 const seed = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : Date.now() ^ (Math.random() * 0x7fffffff);
 const key = generateApiKey('test');
 const chatCompletions = '/chat/completions';
+const createResponse = '/responses';
 
 let host: TwoFormatHost;
 let properties: Awaited<ReturnType<typeof createOpenApiProperties>>;
@@ -32,11 +33,21 @@ beforeAll(async () => {
     origin: host.origin,
     mounts: ['/v1', '/compat/v1'],
     authorization: () => `Bearer ${key}`,
-    mend: (operation, parts) => (operation.found.template === chatCompletions ? { ...parts, body: followChatCrossFieldRules(parts.body as Record<string, unknown>) } : parts),
+    mend: (operation, parts) => {
+      if (operation.found.template === chatCompletions) return { ...parts, body: followChatCrossFieldRules(parts.body as Record<string, unknown>) };
+      if (operation.found.template === createResponse && operation.found.method === 'post') return { ...parts, body: followResponsesCrossFieldRules(parts.body) };
+      return parts;
+    },
     explainRefusal: (operation, status, error) =>
-      streamRouteRefusalOf(operation.found.template, status, error) ?? (operation.found.template === chatCompletions && status === 400 && error !== undefined ? crossFieldRuleOf(error) : undefined),
-    // Chat completions hold the schemas worth generating from.
-    weight: (operation) => (operation.found.template === chatCompletions ? 6 : 1),
+      streamRouteRefusalOf(operation.found.template, status, error) ??
+      responsesRefusalOf(operation.found.template, status, error) ??
+      (operation.found.template === chatCompletions && status === 400 && error !== undefined ? crossFieldRuleOf(error) : undefined),
+    // Chat completions and created responses hold the schemas worth generating from; the
+    // routes of stored ones mostly answer 404 to ids nobody made.
+    weight: (operation) => {
+      if (operation.found.template === chatCompletions) return 8;
+      return operation.found.template === createResponse && operation.found.method === 'post' ? 6 : 1;
+    },
   });
   console.log(`openapi properties: FUZZ_SEED=${seed} OPENAPI_RUNS=${runs} (replay: FUZZ_SEED=${seed} OPENAPI_RUNS=${runs} pnpm exec vitest run --project fuzz test/openapi-properties.test.ts)`);
 });

@@ -70,3 +70,4 @@ export type { Mutation } from './openapi/mutate-against-schema.js';
 export { canSendMutation, hasSendablePath, parameterValue, requestPartsSchema, toOperationRequest } from './openapi/operation-requests.js';
 export type { OperationRequest, RequestParts } from './openapi/operation-requests.js';
 export { chatCrossFieldRules, crossFieldRuleOf, followChatCrossFieldRules, streamRouteRefusalOf } from './openapi/chat-cross-field-rules.js';
+export { followResponsesCrossFieldRules, responsesRefusalOf } from './openapi/responses-cross-field-rules.js';

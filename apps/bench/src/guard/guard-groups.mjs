@@ -243,7 +243,7 @@ const groups = {
 
 groups.responsesDelta = async function responsesDeltaGroup() {
   // The Responses event encoder per text delta against the chat frame encoder per content chunk
-  // (issue 25: within 1.5×), in the steady state of a long stream, as the `encoder` group: what
+  // (target: within 1.5×), in the steady state of a long stream, as the `encoder` group: what
   // a stream opens and closes with is in `responsesStream`.
   const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
   const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);

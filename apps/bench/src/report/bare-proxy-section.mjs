@@ -1,4 +1,4 @@
-// The report's section on issue 29's baseline: the ready server's relay against a bare proxy.
+// The report's section on the gateway-cost targets' baseline: the ready server's relay against a bare proxy.
 import { fixed, integer, microseconds, percent, spread, table } from './format.mjs';
 
 const sideNames = { direct: 'stand-in direct', bare: 'bare proxy', ready: 'ready server' };
@@ -17,7 +17,7 @@ function throughputRows({ median, ratio }) {
 export function bareProxySection({ connections, rounds, seconds, throughput, latency, targets }) {
   const header = ['metric', ...Object.values(sideNames), 'ready / bare (median of rounds)', 'range'];
   return [
-    '## The relay against a bare proxy (issue 29)',
+    '## The relay against a bare proxy',
     'Three servers in one run, same stand-in upstream (core 1, beside the load generator), same load: the stand-in called directly; ' +
       '`src/servers/bare-proxy.mjs`, one Fastify route forwarding the body with undici over kept-alive connections, answering JSON whole or piping the stream, nothing else (core 0); ' +
       'and the ready server (`cli.js serve`, core 0, SQLite store with its durable usage ledger, access log at `info` to a file, a live key of an organisation without limits) relaying to the stand-in. ' +

@@ -68,7 +68,7 @@ export function responsesSection(responses) {
   const intro =
     'The ready server as in the ready-server rows (fixed engine, SQLite store), one server answering both: a chat completion (baseline) and the same request on the Responses API ' +
     '(`input` items for the messages, `max_output_tokens`, `store: false`, so nothing more is kept), JSON and streamed, 50 connections (autocannon), measured in alternation. ' +
-    'Issue 25\'s target: a Responses request costs at most 1.2× the server CPU of the chat completion.';
+    'The target: a Responses request costs at most 1.2× the server CPU of the chat completion.';
   const comparison = (item) => [
     `### ${item.title}`,
     `Answers of ${item.answerBytes.chat} bytes (chat) and ${item.answerBytes.responses} bytes (Responses); target ≤ ${fixed(item.maxCpuRatio)}× the server CPU per request.`,

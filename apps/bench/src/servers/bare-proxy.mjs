@@ -1,4 +1,4 @@
-// The bare proxy, the baseline of the ready server's relay (issue 29): one Fastify route that
+// The bare proxy, the baseline of the ready server's relay (the gateway-cost baseline): one Fastify route that
 // forwards the body of `POST /v1/chat/completions` to the upstream with undici over kept-alive
 // connections, and returns its answer (JSON, read whole) or pipes its stream. Nothing else: no
 // key check, limits, ledger, access log or metrics. `node bare-proxy.mjs <upstream port>`.

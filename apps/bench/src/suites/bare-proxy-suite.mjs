@@ -1,4 +1,4 @@
-// Issue 29's baseline: the ready server relaying to the stand-in upstream against a bare proxy
+// The gateway-cost baseline: the ready server relaying to the stand-in upstream against a bare proxy
 // (one Fastify route forwarding with undici, src/servers/bare-proxy.mjs) and the stand-in
 // called directly, all three in one run, same stand-in, same load. Closed-loop req/s and server
 // CPU per request for JSON answers and 20-chunk streams, then p50 latency at one connection.

@@ -1,4 +1,4 @@
-// A Responses request against the same chat completion (issue 25: at most 20 % more server
+// A Responses request against the same chat completion (target: at most 20 % more server
 // CPU), through the ready server (apps/server: auth, limits, the daily quota in the store, the
 // usage ledger, logs) around the JSON suite's fixed engine on SQLite, JSON and stream: one
 // server answers both paths, so the only difference is the API. The Responses requests say
@@ -67,7 +67,7 @@ export async function runResponsesSuite({ load, protocol, log }) {
       const comparison = {
         id: `responses-${stream ? 'stream' : 'json'}`,
         title: `Ready server: a Responses request vs the same chat completion (${stream ? 'stream' : 'JSON'}, SQLite store, fixed engine)`,
-        /** Issue 25: a Responses request costs at most 20 % more server CPU. */
+        /** Target: a Responses request costs at most 20 % more server CPU. */
         maxCpuRatio: 1.2,
         answerBytes: { chat: bytes[0], responses: bytes[1] },
       };

@@ -136,9 +136,10 @@ export function createOpenApiChecker(document: OpenApiDocument) {
     return problems.map((problem) => `${problem.path.replace(/\/(?:raw|json)(?=\/|$)/u, '') || '/'}: ${problem.message}`);
   }
 
-  /** The operation of a method and a path below the document's server (`/models/quantum-lite`). */
-  function findOperation(method: string, path: string): FoundOperation | undefined {
+  /** The operation of a method and a path below the document's server (`/models/quantum-lite`; a query string is not part of the path). */
+  function findOperation(method: string, pathAndQuery: string): FoundOperation | undefined {
     const lower = method.toLowerCase();
+    const path = pathAndQuery.split('?', 1)[0]!;
     for (const [template, item] of Object.entries(document.paths)) {
       const pattern = new RegExp(`^${template.split(/\{[^}]+\}/u).map((part) => part.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')).join('[^/]+')}$`, 'u');
       if (pattern.test(path) && isObject(item[lower])) return { template, method: lower, operation: item[lower] as unknown as OperationObject };

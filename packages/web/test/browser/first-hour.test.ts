@@ -136,7 +136,7 @@ describe.skipIf(!chromiumAvailable)('the first hour, in headless Chromium agains
     const { page } = await open('/docs');
     await page.waitForSelector('.operation');
     const examples = page.locator('#examples');
-    expect(await examples.locator('h3').allTextContents()).toEqual(['curl', 'The openai SDK (Node)', '@quantum-chat/client']);
+    expect(await examples.locator('h3').allTextContents()).toEqual(['curl', 'The openai SDK (Node)', '@quantum-chat/client', 'The Responses API']);
     const code = await examples.locator('pre code').allTextContents();
     expect(code[0]).toContain(`curl ${server.origin}/v1/chat/completions`);
     expect(code[0]).toContain('Authorization: Bearer');
