@@ -26,7 +26,7 @@ import type { StreamFormat } from '../wire/stream-frame-encoder.js';
 import type { ResponseStore } from '../contract/response-store.js';
 import { generateRandomResponseId, type GenerateResponseId } from '../run/responses/response-ids.js';
 import { createMemoryResponseStore } from '../streams/responses/memory-response-store.js';
-import { createResponsesApi } from './responses/responses-api.js';
+import { createResponsesApi, type RunRequestFields, type RunWire } from './responses/responses-api.js';
 import { toFetchHandler } from './to-fetch-handler.js';
 
 /** How long a stored response is kept by default: 30 days (decisions §10). */
@@ -228,8 +228,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     principal: Principal,
     model: RegisteredModel,
     baseRequest: Omit<ChatEngineRequest, 'reasoning'>,
-    fields: { ignoredParams: string[]; unknownFields: Record<string, unknown> | undefined },
-    wire: { api: 'chat.completions' | 'responses'; streamFormat: StreamFormat; includeUsage: boolean },
+    fields: RunRequestFields,
+    wire: RunWire,
   ): Promise<{ settings: RunSettings; headers: Record<string, string>; engineRequest: ChatEngineRequest }> {
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
     const engineRequest: ChatEngineRequest = { ...baseRequest, reasoning: model.reasoning };

@@ -23,6 +23,19 @@ import { toItemResource } from '../../wire/responses/to-item-resource.js';
 /** How many earlier responses `previous_response_id` may chain through (decisions §10): a longer chain is a 400. */
 export const maxResponseChain = 100;
 
+/** The fields a validated request of either API ignored or passes through to the engine. */
+export interface RunRequestFields {
+  ignoredParams: string[];
+  unknownFields: Record<string, unknown> | undefined;
+}
+
+/** Which API a run answers, and how its stream and usage are written. */
+export interface RunWire {
+  api: 'chat.completions' | 'responses';
+  streamFormat: StreamFormat;
+  includeUsage: boolean;
+}
+
 /** What the Responses API borrows from the handler: the chat path's own steps. */
 export interface ResponsesApiDeps {
   store: ResponseStore;
@@ -44,8 +57,8 @@ export interface ResponsesApiDeps {
     principal: Principal,
     model: RegisteredModel,
     baseRequest: Omit<ChatEngineRequest, 'reasoning'>,
-    fields: { ignoredParams: string[]; unknownFields: Record<string, unknown> | undefined },
-    wire: { api: 'chat.completions' | 'responses'; streamFormat: StreamFormat; includeUsage: boolean },
+    fields: RunRequestFields,
+    wire: RunWire,
   ): Promise<{ settings: RunSettings; headers: Record<string, string> }>;
 }
 
