@@ -17,6 +17,7 @@ import { runIdleSuite } from './suites/idle-suite.mjs';
 import { runRelaySuite } from './suites/relay-suite.mjs';
 import { runBareProxySuite } from './suites/bare-proxy-suite.mjs';
 import { runResumableSuite } from './suites/resumable-suite.mjs';
+import { runRelayedStreamsSuite } from './suites/relayed-streams-suite.mjs';
 import { evaluateTargets } from './report/evaluate-targets.mjs';
 import { writeReport } from './report/write-report.mjs';
 
@@ -71,6 +72,7 @@ try {
   await suite('responses', () => runResponsesSuite({ load, protocol, log }));
   await suite('groupCommit', () => runGroupCommitSuite({ load, protocol, log }));
   await suite('resumable', () => runResumableSuite({ quick, log }));
+  await suite('relayedStreams', () => runRelayedStreamsSuite({ load, quick, log }));
 } finally {
   await load.stop();
 }

@@ -64,6 +64,7 @@ function runAutocannon(options) {
 }
 
 const idleSockets = [];
+let idleFinished = 0;
 
 serveParent({
   /**
@@ -119,7 +120,7 @@ serveParent({
       samples.push(result.firstBodyMs);
     }
     agent.destroy();
-    return { count: samples.length, failures, p50: percentile(samples, 50), p90: percentile(samples, 90) };
+    return { count: samples.length, failures, p50: percentile(samples, 50), p90: percentile(samples, 90), p99: percentile(samples, 99) };
   },
 
   /**
@@ -175,7 +176,13 @@ serveParent({
             failures++;
             resolve();
           });
-          socket.on('data', () => undefined);
+          // A stream that got to its end (the `[DONE]` frame), for suites that release held streams.
+          socket.on('data', (buffer) => {
+            if (!socket.finishedStream && buffer.includes('[DONE]')) {
+              socket.finishedStream = true;
+              idleFinished++;
+            }
+          });
         });
       }
     }
@@ -183,10 +190,16 @@ serveParent({
     return { open: idleSockets.length, failures };
   },
 
+  /** How many of the open idle sockets' streams have ended with `[DONE]`. */
+  idleFinished() {
+    return { open: idleSockets.length, finished: idleFinished };
+  },
+
   async idleClose() {
     for (const socket of idleSockets) socket.destroy();
     const closed = idleSockets.length;
     idleSockets.length = 0;
+    idleFinished = 0;
     return { closed };
   },
 });
