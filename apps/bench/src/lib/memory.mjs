@@ -18,7 +18,7 @@ export async function probeMemory(pid, file) {
     // no probe yet
   }
   process.kill(pid, 'SIGUSR2');
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (let attempt = 0; attempt < 1200; attempt++) {
     await sleep(50);
     let report;
     try {

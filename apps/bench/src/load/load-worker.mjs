@@ -158,22 +158,27 @@ serveParent({
    * Opens `count` connections that each send one streaming request and then wait: the server
    * holds them as idle streams. Connects at most `parallel` at a time (the accept backlog).
    */
-  async idleOpen({ port, request, count, parallel = 256, localAddress }) {
+  async idleOpen({ port, request, count, parallel = 256, localAddress, awaitHeaders = false }) {
     let next = 0;
     let failures = 0;
+    const errors = {};
     async function opener() {
       while (next < count) {
         next++;
         await new Promise((resolve) => {
           // A source address of its own per measurement (127.0.0.0/8 is all loopback), so
           // sockets of earlier measurements in TIME_WAIT never use up the ephemeral ports.
+          // `awaitHeaders`: the next connection waits for this one's first answer bytes, so that
+          // opening goes at the pace the server answers, not past its accept backlog.
           const socket = net.connect({ host: '127.0.0.1', port, ...(localAddress ? { localAddress } : {}) }, () => {
             socket.write(request);
             idleSockets.push(socket);
-            resolve();
+            if (!awaitHeaders) resolve();
           });
-          socket.on('error', () => {
+          if (awaitHeaders) socket.once('data', resolve);
+          socket.on('error', (error) => {
             failures++;
+            errors[error.code] = (errors[error.code] ?? 0) + 1;
             resolve();
           });
           // A stream that got to its end (the `[DONE]` frame), for suites that release held streams.
@@ -187,7 +192,7 @@ serveParent({
       }
     }
     await Promise.all(Array.from({ length: parallel }, opener));
-    return { open: idleSockets.length, failures };
+    return { open: idleSockets.length, failures, errors };
   },
 
   /** How many of the open idle sockets' streams have ended with `[DONE]`. */

@@ -62,6 +62,11 @@ serveParent(
     cpu: () => process.cpuUsage(),
     connections: () => connections,
     held: () => held.size,
+    /** Closes the kept-alive connections no request is using: what the upstream's keep-alive timeout would do. */
+    closeIdle: () => {
+      server.closeIdleConnections();
+      return true;
+    },
     /** Lets every held stream go on to its chunks and end; answers how many there were. */
     release: () => {
       const count = held.size;
