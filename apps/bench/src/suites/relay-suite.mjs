@@ -22,10 +22,12 @@ function runCli(args, cwd) {
 /**
  * Starts the ready server pinned to the server core, with a live key of an unlimited org.
  * `nodeFlags` and `env` go to its process (beside BENCH_RELAY_NODE_FLAGS), `model` into its
- * upstream model's config (e.g. a longer `firstTokenTimeoutMs` for held streams).
+ * upstream model's config (e.g. a longer `firstTokenTimeoutMs` for held streams), `settings` into
+ * the config file (e.g. `overload: false`).
  */
-export async function startReadyServer(upstreamPort, directory, { nodeFlags = [], env = {}, model = {} } = {}) {
+export async function startReadyServer(upstreamPort, directory, { nodeFlags = [], env = {}, model = {}, settings = {} } = {}) {
   const config = {
+    ...settings,
     host: '127.0.0.1',
     port: 0,
     logLevel: 'info',

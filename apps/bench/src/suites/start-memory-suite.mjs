@@ -118,6 +118,10 @@ export async function runStartMemorySuite({ quick, log }) {
   }
   const rssMiB = Object.fromEntries(names.map((name) => [name, samples[name].map((sample) => sample.rss / 2 ** 20)]));
   const readyOverBare = rssMiB.ready.map((ready, round) => ready / rssMiB.bare[round]);
-  log(`Start memory: ready ${median(rssMiB.ready).toFixed(1)} MiB (${range(rssMiB.ready).map((value) => value.toFixed(1)).join('–')}), bare proxy ${median(rssMiB.bare).toFixed(1)}, idle node ${median(rssMiB.node).toFixed(1)}; ready / bare ${median(readyOverBare).toFixed(2)}`);
-  return { rounds, targetMiB: startRssTargetMiB, samples, readyOverBare };
+  const readyOverBaseline = rssMiB.baseline?.map((baseline, round) => rssMiB.ready[round] / baseline);
+  log(
+    `Start memory: ready ${median(rssMiB.ready).toFixed(1)} MiB (${range(rssMiB.ready).map((value) => value.toFixed(1)).join('–')}), bare proxy ${median(rssMiB.bare).toFixed(1)}, idle node ${median(rssMiB.node).toFixed(1)}; ready / bare ${median(readyOverBare).toFixed(2)}` +
+      (readyOverBaseline ? `; baseline build ${median(rssMiB.baseline).toFixed(1)} MiB, ready / baseline ${median(readyOverBaseline).toFixed(2)}` : ''),
+  );
+  return { rounds, targetMiB: startRssTargetMiB, samples, readyOverBare, readyOverBaseline };
 }
