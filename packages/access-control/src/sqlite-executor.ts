@@ -37,6 +37,9 @@ class SqliteError extends Error {
 
 type Reply = { id: number; results: unknown[] } | { id: number; error: { message: string; code?: string } };
 
+/** A call on its way to the worker. */
+type Call = Record<string, unknown> & { id: number };
+
 /**
  * Starts the worker that owns the database file. The worker is referenced only while calls
  * are pending, so an idle store never keeps a process alive, and a pending call always does.
@@ -60,17 +63,38 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     failure = error;
     for (const call of pending.values()) call.reject(error);
     pending.clear();
+    outbox = [];
   };
-  worker.on('message', (reply: Reply) => {
+  const answer = (reply: Reply) => {
     const call = pending.get(reply.id);
     if (call === undefined) return;
     pending.delete(reply.id);
     if (pending.size === 0 && !closing) worker.unref();
     if ('error' in reply) call.reject(new SqliteError(reply.error.message, reply.error.code));
     else call.resolve(reply.results);
+  };
+  // The worker answers the calls of one message in one message (a call retried on a lock answers on its own later).
+  worker.on('message', (replies: Reply | Reply[]) => {
+    if (Array.isArray(replies)) for (const reply of replies) answer(reply);
+    else answer(replies);
   });
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`The SQLite worker stopped (exit code ${code}).`)));
+
+  /**
+   * Calls made in one turn of the event loop leave in one message on the next (`flushOutbox`):
+   * a message wakes the worker thread, and on a busy core each wake-up costs a context switch
+   * and a structured clone, so a turn's reservations and usage rows share them.
+   */
+  let outbox: Call[] = [];
+  let flushScheduled = false;
+  function flushOutbox(): void {
+    flushScheduled = false;
+    if (outbox.length === 0) return;
+    const calls = outbox;
+    outbox = [];
+    worker.postMessage(calls);
+  }
 
   function send(message: Record<string, unknown>): Promise<unknown[]> {
     if (failure !== undefined) return Promise.reject(failure);
@@ -78,7 +102,12 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
       if (pending.size === 1) worker.ref();
-      worker.postMessage({ ...message, id });
+      message.id = id;
+      outbox.push(message as Call);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushOutbox);
+      }
     });
   }
 
@@ -89,19 +118,27 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     migrated.catch(() => (migrated = undefined));
     return migrated;
   };
+  /** Set once the migrations ran: later batches go without waiting on a settled promise. */
+  let migratedOnce = false;
   const migrate = () => migrated ?? runMigrations();
 
   return {
     migrate: runMigrations,
-    async execute(ops, options = {}) {
-      await migrate();
-      return send({ ops, transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) });
+    execute(ops, options = {}) {
+      const message = { ops, transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) };
+      if (migratedOnce) return send(message);
+      return migrate().then(() => {
+        migratedOnce = true;
+        return send(message);
+      });
     },
     async close() {
       if (failure !== undefined) return;
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       closing = true;
       worker.ref();
+      // Calls of this turn go first: the worker answers them before it closes.
+      flushOutbox();
       worker.postMessage({ type: 'close' });
       await exited;
     },
