@@ -22,6 +22,8 @@ interface ExecuteOptions {
 export interface SqliteExecutor {
   migrate(): Promise<MigrationResult>;
   execute(ops: readonly SqlOp[], options?: ExecuteOptions): Promise<unknown[]>;
+  /** Messages posted to the worker and received from it since start (for tests and benchmarks). */
+  readonly messages: { readonly sent: number; readonly received: number };
   close(): Promise<void>;
 }
 
@@ -74,7 +76,9 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     else call.resolve(reply.results);
   };
   // The worker answers the calls of one message in one message (a call retried on a lock answers on its own later).
+  const messages = { sent: 0, received: 0 };
   worker.on('message', (replies: Reply | Reply[]) => {
+    messages.received++;
     if (Array.isArray(replies)) for (const reply of replies) answer(reply);
     else answer(replies);
   });
@@ -93,6 +97,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     if (outbox.length === 0) return;
     const calls = outbox;
     outbox = [];
+    messages.sent++;
     worker.postMessage(calls);
   }
 
@@ -123,6 +128,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
   const migrate = () => migrated ?? runMigrations();
 
   return {
+    messages,
     migrate: runMigrations,
     execute(ops, options = {}) {
       const message = { ops, transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) };
