@@ -88,6 +88,52 @@ function inLockOrder(first: UsageRecord, second: UsageRecord): number {
   return first.usageId < second.usageId ? -1 : first.usageId > second.usageId ? 1 : 0;
 }
 
+/**
+ * A running request's first row, every field named: one shape for all rows (a spread of the
+ * caller's object would copy whatever it carries and give rows shapes of their own).
+ */
+function runningRow(base: Omit<UsageRecord, 'settled' | 'abandoned' | 'status' | 'interrupted' | 'completionTokens'>): UsageRecord {
+  const record: UsageRecord = {
+    usageId: base.usageId,
+    requestId: base.requestId,
+    keyId: base.keyId,
+    organisation: base.organisation,
+    model: base.model,
+    promptTokens: base.promptTokens,
+    completionTokens: 0,
+    status: 200,
+    api: base.api ?? 'chat.completions',
+    interrupted: true,
+    settled: false,
+    timestamp: base.timestamp,
+    daily: base.daily,
+  };
+  if (base.cachedPromptTokens !== undefined) record.cachedPromptTokens = base.cachedPromptTokens;
+  return record;
+}
+
+/** A request's settled row: its running row with the outcome's counts (only the ledger's fields of the outcome). */
+function settledRow(record: UsageRecord, final: FinalUsage): UsageRecord {
+  const row: UsageRecord = {
+    usageId: record.usageId,
+    requestId: record.requestId,
+    keyId: record.keyId,
+    organisation: record.organisation,
+    model: record.model,
+    promptTokens: final.promptTokens,
+    completionTokens: final.completionTokens,
+    status: final.status,
+    api: final.api ?? record.api,
+    interrupted: final.interrupted,
+    settled: true,
+    timestamp: record.timestamp,
+    daily: record.daily,
+  };
+  const cached = final.cachedPromptTokens ?? record.cachedPromptTokens;
+  if (cached !== undefined) row.cachedPromptTokens = cached;
+  return row;
+}
+
 function notRecordedError(cause?: unknown): QuantumChatError {
   return new QuantumChatError('store_unavailable', 'The usage of this request could not be recorded in time, so its answer is withheld; retry the request shortly.', {
     ...(cause !== undefined ? { cause } : {}),
@@ -295,7 +341,7 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     settle(final: FinalUsage): Promise<void> {
       if (!running.delete(this)) return Promise.resolve();
       const usageId = this.record.usageId;
-      enqueue({ ...this.record, ...final, settled: true });
+      enqueue(settledRow(this.record, final));
       if (!durable) return Promise.resolve();
       const committed = new Promise<void>((resolve, reject) => {
         waiters.set(usageId, { deadline: now() + commitTimeoutMs, resolve, reject });
@@ -318,7 +364,7 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   return {
     durable,
     begin(base) {
-      const entry = new RunningRow({ ...base, completionTokens: 0, status: 200, interrupted: true, settled: false });
+      const entry = new RunningRow(runningRow(base));
       running.add(entry);
       return entry;
     },
