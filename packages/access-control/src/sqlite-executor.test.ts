@@ -36,6 +36,25 @@ describe('startSqliteExecutor', () => {
     expect(results[20]![0]).toHaveLength(20);
   });
 
+  it('should hold the calls made while a message is in the worker, over several turns, and send them together once it is answered', async () => {
+    const { executor } = start();
+    await executor.migrate();
+    const before = { ...executor.messages };
+    // A slow first message: the worker is busy with it while the next calls are made.
+    const slow = executor.execute([{ sql: 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT count(*) AS c FROM n', mode: 'get' }]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(executor.messages.sent - before.sent).toBe(1);
+    const later: Promise<unknown[]>[] = [];
+    for (let turn = 0; turn < 5; turn++) {
+      later.push(executor.execute([insert(turn + 1, `turn ${turn}`)], { transaction: true }));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await slow).toEqual([{ c: 3_000_000 }]);
+    expect(await Promise.all(later)).toEqual(Array.from({ length: 5 }, () => [{ changes: 1 }]));
+    expect(executor.messages.sent - before.sent).toBe(2);
+    expect(executor.messages.received - before.received).toBe(2);
+  });
+
   it('should answer each call of a message on its own: a failing call rejects alone and rolls back only its own transaction', async () => {
     const { executor } = start();
     await executor.migrate();

@@ -66,6 +66,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     for (const call of pending.values()) call.reject(error);
     pending.clear();
     outbox = [];
+    inFlight = 0;
   };
   const answer = (reply: Reply) => {
     const call = pending.get(reply.id);
@@ -75,28 +76,42 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     if ('error' in reply) call.reject(new SqliteError(reply.error.message, reply.error.code));
     else call.resolve(reply.results);
   };
-  // The worker answers the calls of one message in one message (a call retried on a lock answers on its own later).
   const messages = { sent: 0, received: 0 };
+  // The worker answers the calls of one message in one message, always (an empty one when every
+  // call waits on a lock: those answer on their own later).
   worker.on('message', (replies: Reply | Reply[]) => {
     messages.received++;
-    if (Array.isArray(replies)) for (const reply of replies) answer(reply);
-    else answer(replies);
+    if (!Array.isArray(replies)) return answer(replies);
+    inFlight--;
+    for (const reply of replies) answer(reply);
+    if (outbox.length > 0) scheduleFlush();
   });
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`The SQLite worker stopped (exit code ${code}).`)));
 
   /**
-   * Calls made in one turn of the event loop leave in one message on the next (`flushOutbox`):
-   * a message wakes the worker thread, and on a busy core each wake-up costs a context switch
-   * and a structured clone, so a turn's reservations and usage rows share them.
+   * Group commit of messages (`flushOutbox`): calls made while a message is in the worker, or
+   * in the same turn of the event loop, leave together in the next one. A message wakes the
+   * worker thread, and on a busy core each wake-up costs a context switch and a structured
+   * clone both ways, so the day's reservations and the usage rows of concurrent requests share
+   * them; the worker runs one message at a time anyway, so holding the next one back until the
+   * last is answered costs no throughput.
    */
   let outbox: Call[] = [];
   let flushScheduled = false;
-  function flushOutbox(): void {
+  /** Messages posted and not answered yet: at most one. */
+  let inFlight = 0;
+  function scheduleFlush(): void {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(flushOutbox);
+  }
+  function flushOutbox(force = false): void {
     flushScheduled = false;
-    if (outbox.length === 0) return;
+    if (outbox.length === 0 || (inFlight > 0 && !force)) return;
     const calls = outbox;
     outbox = [];
+    inFlight++;
     messages.sent++;
     worker.postMessage(calls);
   }
@@ -109,22 +124,22 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
       if (pending.size === 1) worker.ref();
       message.id = id;
       outbox.push(message as Call);
-      if (!flushScheduled) {
-        flushScheduled = true;
-        setImmediate(flushOutbox);
-      }
+      if (inFlight === 0) scheduleFlush();
     });
   }
 
   let migrated: Promise<MigrationResult> | undefined;
+  /** Set once the migrations ran: later batches go without waiting on a settled promise. */
+  let migratedOnce = false;
   /** Runs the migrations now; every batch first waits for one such run. */
   const runMigrations = () => {
-    migrated = send({ type: 'migrate', deadline: Date.now() + 30_000 }).then((results) => results[0] as MigrationResult);
+    migrated = send({ type: 'migrate', deadline: Date.now() + 30_000 }).then((results) => {
+      migratedOnce = true;
+      return results[0] as MigrationResult;
+    });
     migrated.catch(() => (migrated = undefined));
     return migrated;
   };
-  /** Set once the migrations ran: later batches go without waiting on a settled promise. */
-  let migratedOnce = false;
   const migrate = () => migrated ?? runMigrations();
 
   return {
@@ -133,18 +148,15 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     execute(ops, options = {}) {
       const message = { ops, transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) };
       if (migratedOnce) return send(message);
-      return migrate().then(() => {
-        migratedOnce = true;
-        return send(message);
-      });
+      return migrate().then(() => send(message));
     },
     async close() {
       if (failure !== undefined) return;
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       closing = true;
       worker.ref();
-      // Calls of this turn go first: the worker answers them before it closes.
-      flushOutbox();
+      // Calls still waiting go first: the worker answers them before it closes.
+      flushOutbox(true);
       worker.postMessage({ type: 'close' });
       await exited;
     },

@@ -121,5 +121,6 @@ parentPort.on('message', (message) => {
   const replies = [];
   const collect = (reply) => replies.push(reply);
   for (const call of message) handle(call, collect);
-  if (replies.length > 0) post(replies);
+  // Always answered, even empty: the server sends its next message once this one is answered.
+  post(replies);
 });
