@@ -17,6 +17,7 @@ import { limitError } from './limit-error.js';
 import { toReading, type LimitDimension, type LimitReading, type LimitState } from './limit-state.js';
 import { defaultPlanLimits, resolveLimits, type LimitOverrides, type Limits, type PlanLimits } from './plan-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
+import { nothingToWait } from './settled-promise.js';
 import { timeOrderedUsageId } from './usage-id.js';
 import { createUsageLedger, type RunningUsage, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
 
@@ -86,8 +87,6 @@ function dailyRefusal(decision: Extract<LimitDecision, { admitted: true }>, dail
 }
 
 type AdmittedLimits = Extract<LimitDecision, { admitted: true }>;
-
-const nothingToWait: Promise<void> = Promise.resolve();
 
 /**
  * A bucket's reservation: its readings, and how to settle or take it back. A class, not a
@@ -406,10 +405,13 @@ class LedgerAdmission implements Admission {
   }
 
   settle(outcome: AdmissionOutcome): Promise<void> {
-    if (this.#settled) return Promise.resolve();
+    if (this.#settled) return nothingToWait;
     this.#settled = true;
     // Both at once: the row's commit and the limits' release (per minute, a key's own day).
-    const released = this.#reservation.settle(outcome.promptTokens + outcome.completionTokens).catch(this.#report);
-    return this.#running.settle(outcome).finally(() => released);
+    const released = this.#reservation.settle(outcome.promptTokens + outcome.completionTokens);
+    const committed = this.#running.settle(outcome);
+    // Released in this turn (limits in memory): only the commit to wait for.
+    if (released === nothingToWait) return committed;
+    return Promise.all([committed, released.catch(this.#report)]).then(noValue);
   }
 }

@@ -6,6 +6,7 @@ import type { RedisClient } from './redis-client.js';
 import { createRedisCircuit } from './redis-circuit.js';
 import { createRedisWindowCounter } from './redis-window-counter.js';
 import { MemoryWindows } from './memory-windows.js';
+import { nothingToWait } from './settled-promise.js';
 import { unlimitedPoints, type WindowCharge, type WindowCount, type WindowCounter } from './window-counter.js';
 
 export interface LimiterOptions {
@@ -234,8 +235,6 @@ function refundAll(demands: readonly LimitDemand[], charges: readonly WindowChar
   return refunds;
 }
 
-const settledAlready: Promise<void> = Promise.resolve();
-
 /**
  * An admitted reservation. A class, not a literal of closures: one hidden class and no
  * closure per request (call `settle` and `cancel` as methods).
@@ -263,10 +262,10 @@ class AdmittedDecision {
 
   /** Settles the reservation to the tokens really used: unused ones are credited back. Runs once; never rejects. */
   settle(usedTokens: number): Promise<void> {
-    if (this.#settled) return settledAlready;
+    if (this.#settled) return nothingToWait;
     this.#settled = true;
     const difference = Math.max(0, Math.round(usedTokens)) - this.#reserved;
-    if (difference === 0) return settledAlready;
+    if (difference === 0) return nothingToWait;
     const work: Promise<unknown>[] = [];
     for (let index = 0; index < this.#demands.length; index++) {
       const demand = this.#demands[index]!;
@@ -280,12 +279,12 @@ class AdmittedDecision {
       // More than reserved (an engine that overran its count): charge the rest now.
       else work.push(this.#counters[demand.dimension].add(this.#bucket, difference).catch(this.#onError));
     }
-    return work.length === 0 ? settledAlready : Promise.all(work).then(noValue);
+    return work.length === 0 ? nothingToWait : Promise.all(work).then(noValue);
   }
 
   /** Takes the whole reservation back, the request included (a later check refused it). Never rejects. */
   cancel(): Promise<void> {
-    if (this.#settled) return settledAlready;
+    if (this.#settled) return nothingToWait;
     this.#settled = true;
     return Promise.all(refundAll(this.#demands, this.#charges)).then(noValue);
   }

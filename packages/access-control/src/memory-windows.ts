@@ -1,3 +1,4 @@
+import { nothingToWait } from './settled-promise.js';
 import type { WindowCharge, WindowCount, WindowCounter } from './window-counter.js';
 
 /** One key's fixed window: its count and when it ends (ms since the epoch). */
@@ -9,8 +10,6 @@ class Window {
   }
 }
 
-/** Every memory refund is done at once: one settled promise shared by all of them. */
-const done: Promise<void> = Promise.resolve();
 
 /** Points just added to a window in memory; a refund goes back to that window only while it lasts. */
 class MemoryCharge implements WindowCharge {
@@ -26,7 +25,8 @@ class MemoryCharge implements WindowCharge {
   refund(points: number): Promise<void> {
     // A window that ended was replaced by a new object: giving points to the old one changes nothing.
     if (Date.now() < this.resetsAt) this.#window.total -= points;
-    return done;
+    // Done when it returns: nothing to wait for.
+    return nothingToWait;
   }
 }
 

@@ -1,5 +1,6 @@
 import { QuantumChatError } from '@quantum-chat/core';
 import type { ServiceStore, UsageRecord } from './service-store/index.js';
+import { nothingToWait } from './settled-promise.js';
 
 export interface UsageLedgerOptions {
   store: ServiceStore;
@@ -339,10 +340,10 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
       this.read = read;
     }
     settle(final: FinalUsage): Promise<void> {
-      if (!running.delete(this)) return Promise.resolve();
+      if (!running.delete(this)) return nothingToWait;
       const usageId = this.record.usageId;
       enqueue(settledRow(this.record, final));
-      if (!durable) return Promise.resolve();
+      if (!durable) return nothingToWait;
       const committed = new Promise<void>((resolve, reject) => {
         waiters.set(usageId, { deadline: now() + commitTimeoutMs, resolve, reject });
       });
