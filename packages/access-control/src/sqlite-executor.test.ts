@@ -36,7 +36,7 @@ describe('startSqliteExecutor', () => {
     expect(results[20]![0]).toHaveLength(20);
   });
 
-  it('should hold the calls made while a message is in the worker, over several turns, and send them together once it is answered', async () => {
+  it('should keep at most two messages in the worker, holding the calls made meanwhile, over several turns, for the next one', async () => {
     const { executor } = start();
     await executor.migrate();
     const before = { ...executor.messages };
@@ -45,14 +45,16 @@ describe('startSqliteExecutor', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(executor.messages.sent - before.sent).toBe(1);
     const later: Promise<unknown[]>[] = [];
-    for (let turn = 0; turn < 5; turn++) {
+    for (let turn = 0; turn < 6; turn++) {
       later.push(executor.execute([insert(turn + 1, `turn ${turn}`)], { transaction: true }));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(await slow).toEqual([{ c: 3_000_000 }]);
-    expect(await Promise.all(later)).toEqual(Array.from({ length: 5 }, () => [{ changes: 1 }]));
+    // The first of them went on its own, queued behind the slow one; the other five wait.
     expect(executor.messages.sent - before.sent).toBe(2);
-    expect(executor.messages.received - before.received).toBe(2);
+    expect(await slow).toEqual([{ c: 3_000_000 }]);
+    expect(await Promise.all(later)).toEqual(Array.from({ length: 6 }, () => [{ changes: 1 }]));
+    expect(executor.messages.sent - before.sent).toBe(3);
+    expect(executor.messages.received - before.received).toBe(3);
   });
 
   it('should answer each call of a message on its own: a failing call rejects alone and rolls back only its own transaction', async () => {

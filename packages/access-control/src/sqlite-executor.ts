@@ -90,17 +90,19 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
   worker.on('exit', (code) => failAll(new Error(`The SQLite worker stopped (exit code ${code}).`)));
 
   /**
-   * Group commit of messages (`flushOutbox`): calls made while a message is in the worker, or
-   * in the same turn of the event loop, leave together in the next one. A message wakes the
-   * worker thread, and on a busy core each wake-up costs a context switch and a structured
+   * Group commit of messages (`flushOutbox`): calls made in the same turn of the event loop,
+   * or while two messages are in the worker, leave together in the next one. A message wakes
+   * the worker thread, and on a busy core each wake-up costs a context switch and a structured
    * clone both ways, so the day's reservations and the usage rows of concurrent requests share
-   * them; the worker runs one message at a time anyway, so holding the next one back until the
-   * last is answered costs no throughput.
+   * them. Two, not one: the worker runs one message at a time, and a second one queued behind
+   * it means the worker never waits for this thread (perhaps descheduled on a busy core) to
+   * notice that the first was answered.
    */
   let outbox: Call[] = [];
   let flushScheduled = false;
-  /** Messages posted and not answered yet: at most one. */
+  /** Messages posted and not answered yet: at most `maxInFlight`. */
   let inFlight = 0;
+  const maxInFlight = 2;
   function scheduleFlush(): void {
     if (flushScheduled) return;
     flushScheduled = true;
@@ -108,7 +110,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
   }
   function flushOutbox(force = false): void {
     flushScheduled = false;
-    if (outbox.length === 0 || (inFlight > 0 && !force)) return;
+    if (outbox.length === 0 || (inFlight >= maxInFlight && !force)) return;
     const calls = outbox;
     outbox = [];
     inFlight++;
@@ -124,7 +126,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
       if (pending.size === 1) worker.ref();
       message.id = id;
       outbox.push(message as Call);
-      if (inFlight === 0) scheduleFlush();
+      if (inFlight < maxInFlight) scheduleFlush();
     });
   }
 
