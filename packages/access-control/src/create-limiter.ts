@@ -154,7 +154,8 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
     const charges: WindowCharge[] = [];
     for (const demand of demands) charges.push(memory![demand.dimension].addNow(bucket, demand.points));
     const decision = decide(bucket, demands, charges, tokens);
-    if (!decision.admitted) refundAll(demands, charges);
+    // Memory refunds are done when they return: nothing to wait for.
+    if (!decision.admitted) void refundAll(demands, charges);
     return decision;
   }
 
