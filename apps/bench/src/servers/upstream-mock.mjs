@@ -53,7 +53,12 @@ const server = http.createServer(async (req, res) => {
 server.keepAliveTimeout = 60_000;
 // The TCP connections accepted, so a suite can see whether its client reuses them.
 let connections = 0;
-server.on('connection', () => connections++);
+let open = 0;
+server.on('connection', (socket) => {
+  connections++;
+  open++;
+  socket.once('close', () => open--);
+});
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 process.on('SIGTERM', () => process.exit(0));
@@ -61,6 +66,8 @@ serveParent(
   {
     cpu: () => process.cpuUsage(),
     connections: () => connections,
+    /** The TCP connections open now. */
+    open: () => open,
     held: () => held.size,
     /** Closes the kept-alive connections no request is using: what the upstream's keep-alive timeout would do. */
     closeIdle: () => {

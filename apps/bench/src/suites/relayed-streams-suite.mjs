@@ -50,7 +50,8 @@ async function measureSide(side, { load, count, localAddress, log }) {
   const server =
     side === 'ready'
       ? // Held streams wait for their first token longer than the default minute.
-        await startReadyServer(upstream.ready.port, directory, { nodeFlags: memoryProbeFlags, env, model: { firstTokenTimeoutMs: 600_000 } })
+        // Load shedding off: opening thousands on a busy core passes its event-loop-delay threshold, and a 503 holds nothing.
+        await startReadyServer(upstream.ready.port, directory, { nodeFlags: memoryProbeFlags, env, model: { firstTokenTimeoutMs: 600_000 }, settings: { overload: false } })
       : await startChild(bareProxyScript, { role: 'server', args: [String(upstream.ready.port)], nodeFlags: memoryProbeFlags, env: { ...env, BARE_PROXY_CONNECTIONS: '0' }, stdout: 'ignore' });
   const port = side === 'ready' ? server.port : server.ready.port;
   const request = rawRequest(port, side === 'ready' ? `Bearer ${server.key}` : 'Bearer upstream');
@@ -94,8 +95,19 @@ async function measureSide(side, { load, count, localAddress, log }) {
     // The proxies keep their upstream connections alive for the next requests (about a minute, the
     // stand-in's keep-alive): closed now, as the upstream's timeout would, what is left is the rest.
     await upstream.call('closeIdle');
-    await sleep(2000);
-    const afterIdle = await probeMemory(server.pid, probeFile);
+    await until(`${side}: upstream connections closed`, async () => {
+      const open = await upstream.call('open');
+      return { open, done: open === 0 };
+    }, 60_000);
+    // The proxy sees its connections close as it gets to their events: until its heap holds still.
+    let afterIdle = await probeMemory(server.pid, probeFile);
+    for (let probe = 0; probe < 10; probe++) {
+      await sleep(2000);
+      const next = await probeMemory(server.pid, probeFile);
+      const settled = Math.abs(next.heapUsed - afterIdle.heapUsed) < 2 ** 20;
+      afterIdle = next;
+      if (settled) break;
+    }
     const heapOf = (memory) => memory.heapUsed + memory.external;
     const result = {
       side,

@@ -69,9 +69,11 @@ async function measureCli(cliPath) {
     await sleep(settleMs);
     const rss = procRssBytes(server.pid);
     const collected = await probeMemory(server.pid, probeFile);
+    const asked = performance.now();
     await firstAnswer(server.port, server.key);
+    const firstAnswerMs = performance.now() - asked;
     await sleep(500);
-    return { rss, heapUsed: collected.heapUsed, heapTotal: collected.heapTotal, rssAfterFirstAnswer: procRssBytes(server.pid) };
+    return { rss, heapUsed: collected.heapUsed, heapTotal: collected.heapTotal, rssAfterFirstAnswer: procRssBytes(server.pid), firstAnswerMs };
   } finally {
     await server.stop();
     rmSync(directory, { recursive: true, force: true });
@@ -113,7 +115,7 @@ export async function runStartMemorySuite({ quick, log }) {
       const sample = await sides[name]();
       samples[name].push(sample);
       const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
-      log(`  start ${name}: RSS ${mib(sample.rss)} MiB, heap ${mib(sample.heapUsed)} used / ${mib(sample.heapTotal)} MiB after a GC${sample.rssAfterFirstAnswer ? `; RSS after its first answer ${mib(sample.rssAfterFirstAnswer)} MiB` : ''}`);
+      log(`  start ${name}: RSS ${mib(sample.rss)} MiB, heap ${mib(sample.heapUsed)} used / ${mib(sample.heapTotal)} MiB after a GC${sample.rssAfterFirstAnswer ? `; first answer in ${sample.firstAnswerMs.toFixed(0)} ms, RSS after it ${mib(sample.rssAfterFirstAnswer)} MiB` : ''}`);
     }
   }
   const rssMiB = Object.fromEntries(names.map((name) => [name, samples[name].map((sample) => sample.rss / 2 ** 20)]));
