@@ -233,10 +233,10 @@ describe('usage is durable before the answer: SIGKILL under load', { timeout: 24
     const rows = await settledLedger(store, 'billed', 20_000);
     const figures = compare(results, rows);
     const day = dayAgainstLedger(rows, figures.inFlight);
-    console.log(`PostgreSQL, 3 instances, 1 SIGKILL after ${killAfter} answers: ${JSON.stringify({ ...figures, ...day })}`);
+    const counted = await store.readDailyTokens({ bucket: 'billed:live', day: rows[0]!.daily!.day });
+    console.log(`PostgreSQL, 3 instances, 1 SIGKILL after ${killAfter} answers: ${JSON.stringify({ ...figures, dayCounted: counted, ...day })}`);
     expectEveryAnswerBilledOnce(figures, 200);
     expect(rows.every((row) => row.daily?.bucket === 'billed:live' && row.daily.day === rows[0]!.daily!.day)).toBe(true);
-    const counted = await store.readDailyTokens({ bucket: 'billed:live', day: rows[0]!.daily!.day });
     // Nothing of the day lost: it holds every row's real use, plus at most the reservations of
     // requests the kill cut off before their first progress row (kept: a dead instance's
     // reservation is never given back early).
