@@ -52,6 +52,11 @@ export interface PostgresServer {
   createDatabase(): Promise<string>;
   /** Stops the server (fast shutdown: connections are closed). */
   stopServer(): Promise<void>;
+  /**
+   * Stops it as a crash would (`pg_ctl stop -m immediate`: every process quits at once, nothing
+   * is written on the way out; the next start recovers from the WAL on disk).
+   */
+  crashServer(): Promise<void>;
   /** Starts it again on the same port and data. */
   startServer(): Promise<void>;
   /** Stops it for good and removes its directory. */
@@ -112,6 +117,10 @@ export async function startPostgresServer(options: { flushedCommits?: boolean } 
     },
     async stopServer() {
       await stopServer();
+      running = false;
+    },
+    async crashServer() {
+      await exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop']);
       running = false;
     },
     async startServer() {
