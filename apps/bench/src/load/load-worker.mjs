@@ -141,9 +141,13 @@ serveParent({
     await Promise.all(inFlight);
     agent.destroy();
     const ok = results.filter((result) => result.status === 200);
+    // Which statuses failed (0: no answer), so that a suite's error can say.
+    const failedStatuses = {};
+    for (const { status } of results) if (status !== 200) failedStatuses[status] = (failedStatuses[status] ?? 0) + 1;
     return {
       requests: results.length,
       failures: results.length - ok.length,
+      failedStatuses,
       frames: ok.reduce((sum, result) => sum + result.frames, 0),
       firstP50: percentile(ok.map((result) => result.firstBodyMs), 50),
       firstP99: percentile(ok.map((result) => result.firstBodyMs), 99),

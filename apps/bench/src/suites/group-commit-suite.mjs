@@ -94,7 +94,7 @@ async function measureRun({ load, server, seconds, postgres }) {
     rate: latencyRate,
     seconds: Math.max(1, seconds / 2),
   });
-  if (latency.failures > 0) throw new Error(`${server.ready.port}: ${latency.failures} failed requests at ${latencyRate} req/s`);
+  if (latency.failures > 0) throw new Error(`${server.ready.port}: ${latency.failures} failed requests at ${latencyRate} req/s (by status: ${JSON.stringify(latency.failedStatuses)})`);
   return {
     reqPerSec: throughput.requests / (throughput.seconds + after.drainMs / 1000),
     windowReqPerSec: throughput.requests / throughput.seconds,
