@@ -5,19 +5,21 @@ import {
   type Admission,
   type AdmissionDemand,
   type AdmissionOutcome,
+  type AdmissionProgress,
   type Principal,
 } from '@quantum-chat/core';
 import { createLimiter, type LimitDecision, type Limiter } from './create-limiter.js';
 import { createDailyQuota, type DailyDecision, type DailyQuota } from './daily-quota.js';
 import { hashApiKey } from './hash-api-key.js';
 import { createKeyCache } from './key-cache.js';
-import type { ServiceStore } from './service-store/index.js';
+import type { ResolvedApiKey, ServiceStore } from './service-store/index.js';
 import { limitError } from './limit-error.js';
 import { toReading, type LimitDimension, type LimitReading, type LimitState } from './limit-state.js';
 import { defaultPlanLimits, resolveLimits, type LimitOverrides, type Limits, type PlanLimits } from './plan-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
+import { nothingToWait } from './settled-promise.js';
 import { timeOrderedUsageId } from './usage-id.js';
-import { createUsageLedger, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
+import { createUsageLedger, type RunningUsage, type UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
 
 export interface AccessControlOptions {
   store: ServiceStore;
@@ -61,11 +63,17 @@ export interface StoreAccessControl extends AccessControl {
 interface KeyContext {
   keyId: string;
   limits: Limits;
+  /** `limits` without the day (counted in the store, not by the limiter): made once per key lookup, not per request. */
+  minuteLimits: Limits;
   /** The key's own limits (a bucket of its own, within the organisation's); undefined: none. */
   keyLimits: Limits | undefined;
+  keyMinuteLimits: Limits | undefined;
   /** The models the key may use; `null`: every model its plan allows. */
   allowedModels: readonly string[] | null;
 }
+
+/** Limits without the day's tokens, which the store counts. */
+const perMinute = (limits: Limits): Limits => (limits.tokensPerDay === null ? limits : { ...limits, tokensPerDay: null });
 
 function dailyRefusal(decision: Extract<LimitDecision, { admitted: true }>, daily: DailyDecision, limit: number, requested: number, now: number): Extract<LimitDecision, { admitted: false }> {
   return {
@@ -78,13 +86,64 @@ function dailyRefusal(decision: Extract<LimitDecision, { admitted: true }>, dail
   };
 }
 
-/** A bucket's reservation: its readings, and how to settle or take it back. */
-interface Reservation {
-  state: LimitState;
-  daily: DailyDecision | undefined;
-  settle(used: number): Promise<void>;
-  cancel(): Promise<void>;
+type AdmittedLimits = Extract<LimitDecision, { admitted: true }>;
+
+/**
+ * A bucket's reservation: its readings, and how to settle or take it back. A class, not a
+ * literal of closures: one hidden class and no closure per request (call its methods).
+ */
+class Reservation {
+  readonly state: LimitState;
+  readonly daily: DailyDecision | undefined;
+  readonly #minute: AdmittedLimits;
+  readonly #bucket: string;
+  /** The day is corrected here at settle (a key's own day); otherwise the usage row settles it. */
+  readonly #settleDay: boolean;
+  readonly #correctDay: DayCorrection;
+
+  constructor(minute: AdmittedLimits, state: LimitState, daily: DailyDecision | undefined, bucket: string, settleDay: boolean, correctDay: DayCorrection) {
+    this.#minute = minute;
+    this.state = state;
+    this.daily = daily;
+    this.#bucket = bucket;
+    this.#settleDay = settleDay;
+    this.#correctDay = correctDay;
+  }
+
+  settle(used: number): Promise<void> {
+    const minute = this.#minute.settle(used);
+    if (this.daily === undefined || !this.#settleDay) return minute;
+    return Promise.all([minute, this.#correctDay(this.#bucket, this.daily.day, Math.max(0, Math.round(used)) - this.daily.charged)]).then(noValue);
+  }
+
+  cancel(): Promise<void> {
+    const minute = this.#minute.cancel();
+    if (this.daily === undefined) return minute;
+    return Promise.all([minute, this.#correctDay(this.#bucket, this.daily.day, -this.daily.charged)]).then(noValue);
+  }
 }
+
+/** Adds tokens to a bucket's day in the store (never rejects: failures are reported). */
+type DayCorrection = (bucket: string, day: string, tokens: number) => Promise<void>;
+
+/** A key's own bucket and its organisation's, reserved together: the tighter readings, both settled. */
+class BothReservations {
+  readonly state: LimitState;
+  readonly daily: DailyDecision | undefined;
+  readonly #organisation: Reservation;
+  readonly #own: Reservation;
+  constructor(organisation: Reservation, own: Reservation) {
+    this.#organisation = organisation;
+    this.#own = own;
+    this.state = tighterState(organisation.state, own.state);
+    this.daily = organisation.daily;
+  }
+  settle(used: number): Promise<void> {
+    return Promise.all([this.#organisation.settle(used), this.#own.settle(used)]).then(noValue);
+  }
+}
+
+const noValue = (): void => undefined;
 
 /** A key's own limits as limits (a missing or `null` field: none of its own); undefined when it has none. */
 function ownLimits(overrides: LimitOverrides): Limits | undefined {
@@ -161,7 +220,8 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
     buckets.push([bucketOf(principal), context?.limits ?? resolveLimits(principal.plan, {}, planDefaults), organisationScope(principal)]);
     for (const [bucket, limits, scope] of buckets) {
       if (limits.requestsPerMinute === null) continue;
-      const state = await limiter.read(bucket, { ...limits, tokensPerDay: null });
+      const minuteLimits = { ...limits, tokensPerDay: null };
+      const state = limiter.readNow?.(bucket, minuteLimits) ?? (await limiter.read(bucket, minuteLimits));
       const requests = state.requests!;
       if (requests.used < requests.limit) continue;
       const retryAfterMs = Math.max(requests.resetsAt - Date.now(), 1);
@@ -173,15 +233,18 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
   const limitsOf = (principal: Principal) => contexts.get(principal)?.limits ?? resolveLimits(principal.plan, {}, planDefaults);
   const bucketOf = (principal: Principal) => `${principal.organisationId}:${principal.kind}`;
 
+  const correctDay: DayCorrection = (bucket, day, tokens) => (tokens === 0 ? nothingToWait : store.addDailyTokens({ bucket, day, tokens }).catch(report));
+
   /**
-   * Reserves a request in one bucket: per minute in the limiter, the day in the store. The
-   * organisation's day is settled by its usage row; a key's own day (`settleDay`) directly.
+   * Reserves a request in one bucket: per minute in the limiter (at once, without a promise,
+   * when it counts in memory), the day in the store. The organisation's day is settled by its
+   * usage row; a key's own day (`settleDay`) directly.
    */
-  async function reserveIn(bucket: string, limits: Limits, reserved: number, scope: string, settleDay: boolean): Promise<Reservation> {
+  async function reserveIn(bucket: string, limits: Limits, minuteLimits: Limits, reserved: number, scope: string, settleDay: boolean): Promise<Reservation> {
     // The day is counted in the store, not by the limiter (which counts per minute, in memory or Redis).
-    const decision = await limiter.reserve(bucket, limits.tokensPerDay === null ? limits : { ...limits, tokensPerDay: null }, reserved);
+    const decision = limiter.reserveNow?.(bucket, minuteLimits, reserved) ?? (await limiter.reserve(bucket, minuteLimits, reserved));
     if (!decision.admitted) throw limitError(decision, scope);
-    if (limits.tokensPerDay === null) return { state: decision.state, daily: undefined, settle: decision.settle, cancel: decision.cancel };
+    if (limits.tokensPerDay === null) return new Reservation(decision, decision.state, undefined, bucket, settleDay, correctDay);
     let dayDecision: DailyDecision;
     try {
       dayDecision = await daily().reserve(bucket, reserved, limits.tokensPerDay);
@@ -193,41 +256,56 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       await decision.cancel();
       throw limitError(dailyRefusal(decision, dayDecision, limits.tokensPerDay, reserved, Date.now()), scope);
     }
-    const state = { ...decision.state, 'daily-tokens': toReading(limits.tokensPerDay, dayDecision.total, dayDecision.resetsAt) };
-    const correctDay = (tokens: number) => (tokens === 0 ? Promise.resolve() : store.addDailyTokens({ bucket, day: dayDecision.day, tokens }).catch(report));
-    return {
-      state,
-      daily: dayDecision,
-      async settle(used) {
-        await decision.settle(used);
-        if (settleDay) await correctDay(Math.max(0, Math.round(used)) - dayDecision.charged);
-      },
-      async cancel() {
-        await decision.cancel();
-        await correctDay(-dayDecision.charged);
-      },
-    };
+    const state = decision.state;
+    state['daily-tokens'] = toReading(limits.tokensPerDay, dayDecision.total, dayDecision.resetsAt);
+    return new Reservation(decision, state, dayDecision, bucket, settleDay, correctDay);
   }
 
   /** The key's own bucket first (a refusal there costs the organisation nothing), then the organisation's. */
-  async function reserve(principal: Principal, context: KeyContext | undefined, reserved: number): Promise<{ state: LimitState; settle(used: number): Promise<void>; daily: DailyDecision | undefined }> {
+  async function reserve(principal: Principal, context: KeyContext | undefined, reserved: number): Promise<Reservation | BothReservations> {
     const limits = context?.limits ?? resolveLimits(principal.plan, {}, planDefaults);
-    const own = context?.keyLimits === undefined ? undefined : await reserveIn(`key:${context.keyId}`, context.keyLimits, reserved, `key ${principal.keyId}`, true);
+    const minuteLimits = context?.minuteLimits ?? perMinute(limits);
+    const own = context?.keyLimits === undefined ? undefined : await reserveIn(`key:${context.keyId}`, context.keyLimits, context.keyMinuteLimits!, reserved, `key ${principal.keyId}`, true);
+    if (own === undefined) return reserveIn(bucketOf(principal), limits, minuteLimits, reserved, organisationScope(principal), false);
     let organisation: Reservation;
     try {
-      organisation = await reserveIn(bucketOf(principal), limits, reserved, organisationScope(principal), false);
+      organisation = await reserveIn(bucketOf(principal), limits, minuteLimits, reserved, organisationScope(principal), false);
     } catch (error) {
-      await own?.cancel();
+      await own.cancel();
       throw error;
     }
-    if (own === undefined) return organisation;
-    return {
-      state: tighterState(organisation.state, own.state),
-      daily: organisation.daily,
-      settle: async (used) => {
-        await Promise.all([organisation.settle(used), own.settle(used)]);
-      },
+    return new BothReservations(organisation, own);
+  }
+
+  /**
+   * The principal of a key found: one object per key lookup, shared by the requests it serves
+   * while the key cache trusts that lookup (a new lookup gives a new one), so that a cached
+   * key costs no principal, limits or context per request.
+   */
+  const principals = new WeakMap<ResolvedApiKey, Principal>();
+  function principalOf(found: ResolvedApiKey, display: string): Principal {
+    const known = principals.get(found);
+    if (known !== undefined && known.keyId === display) return known;
+    const principal: Principal = {
+      keyId: display,
+      organisationId: found.organisation.name,
+      plan: found.organisation.plan,
+      kind: found.key.kind,
+      ...(found.key.requireSignature ? { requireSignature: true } : {}),
+      ...(found.key.allowedModels !== null ? { allowedModels: found.key.allowedModels } : {}),
     };
+    const limits = resolveLimits(found.organisation.plan, found.organisation.limits, planDefaults);
+    const keyLimits = ownLimits(found.key.limits);
+    contexts.set(principal, {
+      keyId: found.key.id,
+      limits,
+      minuteLimits: perMinute(limits),
+      keyLimits,
+      keyMinuteLimits: keyLimits === undefined ? undefined : perMinute(keyLimits),
+      allowedModels: found.key.allowedModels,
+    });
+    principals.set(found, principal);
+    return principal;
   }
 
   return {
@@ -243,24 +321,11 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       if (found.key.expiresAt !== null && found.key.expiresAt <= now()) {
         throw new QuantumChatError('invalid_api_key', `Incorrect API key provided: ${key.display}. The key expired at ${new Date(found.key.expiresAt).toISOString()}.`);
       }
-      const principal: Principal = {
-        keyId: key.display,
-        organisationId: found.organisation.name,
-        plan: found.organisation.plan,
-        kind: found.key.kind,
-        ...(found.key.requireSignature ? { requireSignature: true } : {}),
-        ...(found.key.allowedModels !== null ? { allowedModels: found.key.allowedModels } : {}),
-      };
-      contexts.set(principal, {
-        keyId: found.key.id,
-        limits: resolveLimits(found.organisation.plan, found.organisation.limits, planDefaults),
-        keyLimits: ownLimits(found.key.limits),
-        allowedModels: found.key.allowedModels,
-      });
-      return principal;
+      return principalOf(found, key.display);
     },
     async admit(principal, demand) {
-      const allowedModels = contexts.get(principal)?.allowedModels;
+      const context = contexts.get(principal);
+      const allowedModels = context?.allowedModels;
       if (allowedModels != null && !allowedModels.includes(demand.model)) {
         throw new QuantumChatError(
           'model_not_allowed',
@@ -268,7 +333,6 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
           { param: 'model' },
         );
       }
-      const context = contexts.get(principal);
       // Counting is the expensive part of a long prompt: a request that its request limit
       // refuses anyway is refused first, without it.
       const prompt = demand.prompt;
@@ -276,36 +340,21 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       const counted = prompt === undefined ? demand.promptTokens : prompt.count?.() ?? prompt.bound;
       const promptTokens = Math.max(0, Math.round(typeof counted === 'number' ? counted : await counted));
       const reserved = promptTokens + Math.max(0, Math.round(demand.maxTokens));
-      const { state, settle, daily: dayDecision } = await reserve(principal, context, reserved);
+      const reservation = await reserve(principal, context, reserved);
+      const dayDecision = reservation.daily;
+      const time = now();
       const running = ledger.begin({
-        usageId: timeOrderedUsageId(now()),
+        usageId: timeOrderedUsageId(time),
         requestId: demand.requestId,
-        keyId: contexts.get(principal)?.keyId ?? principal.keyId,
+        keyId: context?.keyId ?? principal.keyId,
         organisation: principal.organisationId,
         model: demand.model,
         promptTokens,
-        timestamp: now(),
-        ...(demand.api !== undefined ? { api: demand.api } : {}),
-        ...(dayDecision !== undefined ? { daily: { bucket: bucketOf(principal), day: dayDecision.day, charged: dayDecision.charged } } : {}),
+        timestamp: time,
+        api: demand.api ?? 'chat.completions',
+        daily: dayDecision !== undefined ? { bucket: bucketOf(principal), day: dayDecision.day, charged: dayDecision.charged } : undefined,
       });
-      let settled = false;
-      return {
-        headers: rateLimitHeaders(state),
-        track: (read) => running.track(read),
-        // The answer waits for its usage row (and, in the same transaction, the organisation's day).
-        settleBeforeAnswer: ledger.durable,
-        async settle(outcome: AdmissionOutcome) {
-          if (settled) return;
-          settled = true;
-          // Both at once: the row's commit and the limits' release (per minute, a key's own day).
-          const released = settle(outcome.promptTokens + outcome.completionTokens).catch(report);
-          try {
-            await running.settle(outcome);
-          } finally {
-            await released;
-          }
-        },
-      };
+      return new LedgerAdmission(rateLimitHeaders(reservation.state), ledger.durable, reservation, running, report);
     },
     async admitRequest(principal) {
       const context = contexts.get(principal);
@@ -331,4 +380,42 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       await ledger.close();
     },
   };
+}
+
+/**
+ * An admitted request of the store-backed access control: its headers, the progress reader it
+ * is given, and its settle (the usage row's commit and the limits' release at once). A class,
+ * not a literal of closures: one hidden class and no closure per request.
+ */
+class LedgerAdmission implements Admission {
+  readonly headers: Record<string, string>;
+  /** The answer waits for its usage row (and, in the same transaction, the organisation's day). */
+  readonly settleBeforeAnswer: boolean;
+  readonly #reservation: { settle(used: number): Promise<void> };
+  readonly #running: RunningUsage;
+  readonly #report: (error: unknown) => void;
+  #settled = false;
+
+  constructor(headers: Record<string, string>, settleBeforeAnswer: boolean, reservation: { settle(used: number): Promise<void> }, running: RunningUsage, report: (error: unknown) => void) {
+    this.headers = headers;
+    this.settleBeforeAnswer = settleBeforeAnswer;
+    this.#reservation = reservation;
+    this.#running = running;
+    this.#report = report;
+  }
+
+  track(read: () => AdmissionProgress): void {
+    this.#running.track(read);
+  }
+
+  settle(outcome: AdmissionOutcome): Promise<void> {
+    if (this.#settled) return nothingToWait;
+    this.#settled = true;
+    // Both at once: the row's commit and the limits' release (per minute, a key's own day).
+    const released = this.#reservation.settle(outcome.promptTokens + outcome.completionTokens);
+    const committed = this.#running.settle(outcome);
+    // Released in this turn (limits in memory): only the commit to wait for.
+    if (released === nothingToWait) return committed;
+    return Promise.all([committed, released.catch(this.#report)]).then(noValue);
+  }
 }

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
 import { createLimiter, type LimitDecision } from './create-limiter.js';
 import type { Limits } from './plan-limits.js';
 
@@ -105,5 +106,81 @@ describe('createLimiter (memory)', () => {
     expect(limiter.backend).toBe('memory');
     expect(await limiter.ready()).toBe(true);
     await limiter.close();
+  });
+
+  it('should answer reserveNow at once (no promise) with what reserve answers, and readNow with what read answers', async () => {
+    const limiter = createLimiter();
+    expect(limiter.reserveNow).toBeTypeOf('function');
+    const now = limiter.reserveNow!('acme:live', limits, 400);
+    expect(now).not.toBeInstanceOf(Promise);
+    expect(admitted(now).state.tokens).toMatchObject({ used: 400, remaining: 600 });
+    expect(limiter.readNow!('acme:live', limits)).toEqual(await limiter.read('acme:live', limits));
+    expect(limiter.reserveNow!('acme:live', limits, 700)).toMatchObject({ admitted: false, exceeded: 'tokens', requested: 700 });
+    expect(await limiter.reserve('acme:live', limits, 700)).toMatchObject({ admitted: false, exceeded: 'tokens', requested: 700 });
+  });
+
+  it('should keep limits exact through any sequence of reservations, settles and cancels (property)', async () => {
+    type Step = { kind: 'reserve'; tokens: number; now: boolean } | { kind: 'settle'; which: number; used: number } | { kind: 'cancel'; which: number };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant('reserve' as const), tokens: fc.integer({ min: 0, max: 700 }), now: fc.boolean() }),
+      fc.record({ kind: fc.constant('settle' as const), which: fc.nat(), used: fc.integer({ min: 0, max: 900 }) }),
+      fc.record({ kind: fc.constant('cancel' as const), which: fc.nat() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
+        const limiter = createLimiter();
+        const bound: Limits = { requestsPerMinute: 12, tokensPerMinute: 2000, tokensPerDay: 3000 };
+        // The model: what each window holds, and the open reservations.
+        const counted = { requests: 0, tokens: 0, daily: 0 };
+        const open: Array<{ decision: Extract<LimitDecision, { admitted: true }>; tokens: number }> = [];
+        for (const next of steps) {
+          if (next.kind === 'reserve') {
+            const fits = counted.requests + 1 <= 12 && counted.tokens + next.tokens <= 2000 && counted.daily + next.tokens <= 3000;
+            const decision = next.now ? limiter.reserveNow!('acme:live', bound, next.tokens) : await limiter.reserve('acme:live', bound, next.tokens);
+            expect(decision.admitted).toBe(fits);
+            if (decision.admitted) {
+              counted.requests += 1;
+              counted.tokens += next.tokens;
+              counted.daily += next.tokens;
+              open.push({ decision, tokens: next.tokens });
+            }
+          } else if (open.length > 0) {
+            const [entry] = open.splice(next.which % open.length, 1);
+            if (next.kind === 'settle') {
+              await entry!.decision.settle(next.used);
+              counted.tokens += next.used - entry!.tokens;
+              counted.daily += next.used - entry!.tokens;
+            } else {
+              await entry!.decision.cancel();
+              counted.requests -= 1;
+              counted.tokens -= entry!.tokens;
+              counted.daily -= entry!.tokens;
+            }
+          }
+          const state = limiter.readNow!('acme:live', bound);
+          expect([state.requests!.used, state.tokens!.used, state['daily-tokens']!.used]).toEqual([counted.requests, counted.tokens, counted.daily]);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('should start a new window once one ends', async () => {
+    vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
+    try {
+      const limiter = createLimiter();
+      const perMinute: Limits = { requestsPerMinute: 1, tokensPerMinute: null, tokensPerDay: null };
+      expect(limiter.reserveNow!('acme:live', perMinute, 0).admitted).toBe(true);
+      expect(limiter.reserveNow!('acme:live', perMinute, 0).admitted).toBe(false);
+      const charged = admitted(limiter.reserveNow!('acme:test', perMinute, 0));
+      vi.setSystemTime(Date.UTC(2026, 0, 1, 0, 1));
+      // A refund after its window ended gives nothing to the new one.
+      await charged.cancel();
+      expect(limiter.reserveNow!('acme:live', perMinute, 0).admitted).toBe(true);
+      expect(limiter.reserveNow!('acme:test', perMinute, 0).admitted).toBe(true);
+      expect(limiter.reserveNow!('acme:test', perMinute, 0).admitted).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,11 +1,13 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { createRedisClient, maxRedisTimeoutMs } from './create-redis-client.js';
-import { demandsOf, toReading, windowSeconds, type LimitDimension, type LimitState } from './limit-state.js';
+import { demandsOf as limitDemands, toReading, windowSeconds, type LimitDemand, type LimitDimension, type LimitState } from './limit-state.js';
 import type { Limits } from './plan-limits.js';
 import type { RedisClient } from './redis-client.js';
 import { createRedisCircuit } from './redis-circuit.js';
 import { createRedisWindowCounter } from './redis-window-counter.js';
-import { createMemoryWindowCounter, unlimitedPoints, type WindowCharge, type WindowCounter } from './window-counter.js';
+import { MemoryWindows } from './memory-windows.js';
+import { nothingToWait } from './settled-promise.js';
+import { unlimitedPoints, type WindowCharge, type WindowCount, type WindowCounter } from './window-counter.js';
 
 export interface LimiterOptions {
   /** An ioredis client or a `redis://` URL: limits are then shared by every instance using it. */
@@ -47,8 +49,15 @@ export interface Limiter {
   readonly backend: 'memory' | 'redis';
   /** Counts one request and reserves `tokens` in `bucket`, or refuses and counts nothing. */
   reserve(bucket: string, limits: Limits, tokens: number): Promise<LimitDecision>;
+  /**
+   * `reserve` answered at once, without a promise: there only when every count is in this
+   * process's memory (no Redis), so that the request path awaits nothing it need not.
+   */
+  reserveNow?(bucket: string, limits: Limits, tokens: number): LimitDecision;
   /** Where a bucket stands, without counting anything. */
   read(bucket: string, limits: Limits): Promise<LimitState>;
+  /** `read` answered at once: there only when every count is in this process's memory. */
+  readNow?(bucket: string, limits: Limits): LimitState;
   /**
    * Resolves when Redis answers a PING (at once without Redis); rejects otherwise. A limiter
    * that had fallen back to counting in this process counts in Redis again from the answer on,
@@ -106,83 +115,96 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
   };
   let closing = false;
   client?.on('close', onConnectionLost);
-  const counters = Object.fromEntries(
-    dimensions.map((dimension): [LimitDimension, WindowCounter] => [
-      dimension,
-      client && circuit
-        ? createRedisWindowCounter({
-            client,
-            circuit,
-            timeoutMs,
-            keyPrefix: `${keyPrefix}:${dimension}`,
-            durationSeconds: windowSeconds[dimension],
-            ...(options.failClosed ? {} : { insurance: memoryLimiter(dimension) }),
-            ...(options.onRedisError ? { onError: options.onRedisError } : {}),
-          })
-        : createMemoryWindowCounter(memoryLimiter(dimension)),
-    ]),
-  ) as Record<LimitDimension, WindowCounter>;
+  const memory = client === undefined ? (Object.fromEntries(dimensions.map((dimension) => [dimension, new MemoryWindows(windowSeconds[dimension])])) as Record<LimitDimension, MemoryWindows>) : undefined;
+  const counters: Record<LimitDimension, WindowCounter> =
+    memory ??
+    (Object.fromEntries(
+      dimensions.map((dimension): [LimitDimension, WindowCounter] => [
+        dimension,
+        createRedisWindowCounter({
+          client: client!,
+          circuit: circuit!,
+          timeoutMs,
+          keyPrefix: `${keyPrefix}:${dimension}`,
+          durationSeconds: windowSeconds[dimension],
+          ...(options.failClosed ? {} : { insurance: memoryLimiter(dimension) }),
+          ...(options.onRedisError ? { onError: options.onRedisError } : {}),
+        }),
+      ]),
+    ) as Record<LimitDimension, WindowCounter>);
+  const onError = (error: unknown) => options.onRedisError?.(error);
 
   async function reserve(bucket: string, limits: Limits, tokens: number): Promise<LimitDecision> {
-    const demands = demandsOf(limits, tokens);
+    const demands = limitDemands(limits, tokens);
     const results = await Promise.allSettled(demands.map((demand) => counters[demand.dimension].add(bucket, demand.points)));
     const charges = results.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
-    const refundAll = () => Promise.all(charges.map((charge, index) => charge?.refund(demands[index]!.points)));
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failure !== undefined) {
-      await refundAll();
+      await Promise.all(charges.map((charge, index) => charge?.refund(demands[index]!.points)));
       throw failure.reason;
     }
-    const counted = charges as WindowCharge[];
-    const exceeded = demands.filter((demand, index) => counted[index]!.total > demand.limit);
-    if (exceeded.length === 0) {
-      const state: LimitState = {};
-      demands.forEach((demand, index) => (state[demand.dimension] = toReading(demand.limit, counted[index]!.total, counted[index]!.resetsAt)));
-      const settle = createSettle(bucket, demands, counted, tokens);
-      return { admitted: true, state, settle, cancel: () => settle(-1, refundAll) };
-    }
-    await refundAll();
-    const state: LimitState = {};
-    demands.forEach((demand, index) => {
-      state[demand.dimension] = toReading(demand.limit, counted[index]!.total - demand.points, counted[index]!.resetsAt);
-    });
-    // The day's quota outranks a per-minute limit: retrying in a minute would not help.
-    const refusal = exceeded.find((demand) => demand.dimension === 'daily-tokens') ?? exceeded[0]!;
-    const retryAfterMs = Math.max(...exceeded.map((demand) => state[demand.dimension]!.resetsAt - Date.now()), 1);
-    return { admitted: false, exceeded: refusal.dimension, retryAfterMs, tooLarge: refusal.points > refusal.limit, requested: refusal.points, state };
+    const decision = decide(bucket, demands, charges as WindowCharge[], tokens);
+    if (!decision.admitted) await Promise.all(refundAll(demands, charges as WindowCharge[]));
+    return decision;
   }
 
-  function createSettle(bucket: string, demands: ReturnType<typeof demandsOf>, charges: WindowCharge[], reserved: number) {
-    let settled = false;
-    return async (usedTokens: number, cancel?: () => Promise<unknown>): Promise<void> => {
-      if (settled) return;
-      settled = true;
-      if (cancel !== undefined) {
-        await cancel();
-        return;
-      }
-      const difference = Math.max(0, Math.round(usedTokens)) - reserved;
-      if (difference === 0) return;
-      await Promise.all(
-        demands.map(async (demand, index) => {
-          if (demand.dimension === 'requests') return;
-          if (difference < 0) return charges[index]!.refund(-difference);
-          // More than reserved (an engine that overran its count): charge the rest now.
-          await counters[demand.dimension].add(bucket, difference).catch((error: unknown) => options.onRedisError?.(error));
-        }),
-      );
-    };
+  /** The memory limiter's `reserve`: counted, compared and (refused) taken back in this turn. */
+  function reserveNow(bucket: string, limits: Limits, tokens: number): LimitDecision {
+    const demands = limitDemands(limits, tokens);
+    const charges: WindowCharge[] = [];
+    for (const demand of demands) charges.push(memory![demand.dimension].addNow(bucket, demand.points));
+    const decision = decide(bucket, demands, charges, tokens);
+    // Memory refunds are done when they return: nothing to wait for.
+    if (!decision.admitted) void refundAll(demands, charges);
+    return decision;
   }
+
+  /** The decision on counted demands; a refusal's charges are still to be refunded by the caller. */
+  function decide(bucket: string, demands: LimitDemand[], charges: WindowCharge[], tokens: number): LimitDecision {
+    const state: LimitState = {};
+    let exceeded: LimitDemand | undefined;
+    for (let index = 0; index < demands.length; index++) {
+      const demand = demands[index]!;
+      if (charges[index]!.total <= demand.limit) continue;
+      // The day's quota outranks a per-minute limit: retrying in a minute would not help.
+      if (exceeded === undefined || demand.dimension === 'daily-tokens') exceeded = demand;
+    }
+    if (exceeded === undefined) {
+      for (let index = 0; index < demands.length; index++) state[demands[index]!.dimension] = toReading(demands[index]!.limit, charges[index]!.total, charges[index]!.resetsAt);
+      return new AdmittedDecision(state, bucket, demands, charges, tokens, counters, onError);
+    }
+    let retryAt = 0;
+    for (let index = 0; index < demands.length; index++) {
+      const demand = demands[index]!;
+      const reading = toReading(demand.limit, charges[index]!.total - demand.points, charges[index]!.resetsAt);
+      state[demand.dimension] = reading;
+      if (charges[index]!.total > demand.limit) retryAt = Math.max(retryAt, reading.resetsAt);
+    }
+    const retryAfterMs = Math.max(retryAt - Date.now(), 1);
+    return { admitted: false, exceeded: exceeded.dimension, retryAfterMs, tooLarge: exceeded.points > exceeded.limit, requested: exceeded.points, state };
+  }
+
+  const readState = (demands: LimitDemand[], counts: WindowCount[]): LimitState => {
+    const state: LimitState = {};
+    demands.forEach((demand, index) => (state[demand.dimension] = toReading(demand.limit, counts[index]!.total, counts[index]!.resetsAt)));
+    return state;
+  };
 
   return {
     backend: client ? 'redis' : 'memory',
     reserve,
+    ...(memory !== undefined
+      ? {
+          reserveNow,
+          readNow(bucket: string, limits: Limits) {
+            const demands = limitDemands(limits, 0);
+            return readState(demands, demands.map((demand) => memory[demand.dimension].readNow(bucket)));
+          },
+        }
+      : {}),
     async read(bucket, limits) {
-      const demands = demandsOf(limits, 0);
-      const counts = await Promise.all(demands.map((demand) => counters[demand.dimension].read(bucket)));
-      const state: LimitState = {};
-      demands.forEach((demand, index) => (state[demand.dimension] = toReading(demand.limit, counts[index]!.total, counts[index]!.resetsAt)));
-      return state;
+      const demands = limitDemands(limits, 0);
+      return readState(demands, await Promise.all(demands.map((demand) => counters[demand.dimension].read(bucket))));
     },
     async ping() {
       if (client === undefined) return;
@@ -206,3 +228,67 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
     },
   };
 }
+
+/** A refusal's charges given back (memory: at once; Redis: the promises to wait for). */
+function refundAll(demands: readonly LimitDemand[], charges: readonly WindowCharge[]): Promise<void>[] {
+  const refunds: Promise<void>[] = [];
+  for (let index = 0; index < charges.length; index++) refunds.push(charges[index]!.refund(demands[index]!.points));
+  return refunds;
+}
+
+/**
+ * An admitted reservation. A class, not a literal of closures: one hidden class and no
+ * closure per request (call `settle` and `cancel` as methods).
+ */
+class AdmittedDecision {
+  readonly admitted = true as const;
+  readonly state: LimitState;
+  readonly #bucket: string;
+  readonly #demands: readonly LimitDemand[];
+  readonly #charges: readonly WindowCharge[];
+  readonly #reserved: number;
+  readonly #counters: Record<LimitDimension, WindowCounter>;
+  readonly #onError: (error: unknown) => void;
+  #settled = false;
+
+  constructor(state: LimitState, bucket: string, demands: readonly LimitDemand[], charges: readonly WindowCharge[], reserved: number, counters: Record<LimitDimension, WindowCounter>, onError: (error: unknown) => void) {
+    this.state = state;
+    this.#bucket = bucket;
+    this.#demands = demands;
+    this.#charges = charges;
+    this.#reserved = reserved;
+    this.#counters = counters;
+    this.#onError = onError;
+  }
+
+  /** Settles the reservation to the tokens really used: unused ones are credited back. Runs once; never rejects. */
+  settle(usedTokens: number): Promise<void> {
+    if (this.#settled) return nothingToWait;
+    this.#settled = true;
+    const difference = Math.max(0, Math.round(usedTokens)) - this.#reserved;
+    if (difference === 0) return nothingToWait;
+    const work: Promise<unknown>[] = [];
+    for (let index = 0; index < this.#demands.length; index++) {
+      const demand = this.#demands[index]!;
+      if (demand.dimension === 'requests') continue;
+      if (difference < 0) {
+        const charge = this.#charges[index]!;
+        const refund = charge.refund(-difference);
+        // A memory refund is done when it returns: nothing to wait for.
+        if (charge.backend !== 'memory') work.push(refund);
+      }
+      // More than reserved (an engine that overran its count): charge the rest now.
+      else work.push(this.#counters[demand.dimension].add(this.#bucket, difference).catch(this.#onError));
+    }
+    return work.length === 0 ? nothingToWait : Promise.all(work).then(noValue);
+  }
+
+  /** Takes the whole reservation back, the request included (a later check refused it). Never rejects. */
+  cancel(): Promise<void> {
+    if (this.#settled) return nothingToWait;
+    this.#settled = true;
+    return Promise.all(refundAll(this.#demands, this.#charges)).then(noValue);
+  }
+}
+
+const noValue = (): void => undefined;

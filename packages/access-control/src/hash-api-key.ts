@@ -1,4 +1,11 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/**
+ * One-shot SHA-256 as hex where Node has it (`crypto.hash`, Node 20.12+): a key is hashed on
+ * every request, and the one-shot form skips the `Hash` object and its stream machinery.
+ */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
  * The SHA-256 of a key as lower-case hex: the only form a key is stored in. Keys are 36
@@ -8,5 +15,5 @@ import { createHash } from 'node:crypto';
  * hashApiKey('qc_test_…') // '3f2a…'
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Hex(key);
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatResetDuration, rateLimitHeaders, retryAfterHeaders } from './rate-limit-headers.js';
 
@@ -9,6 +10,16 @@ describe('formatResetDuration', () => {
     expect(formatResetDuration(360_000)).toBe('6m0s');
     expect(formatResetDuration(3_723_500)).toBe('1h2m3.5s');
     expect(formatResetDuration(-5)).toBe('0ms');
+  });
+
+  it('should write the seconds as toFixed(3) with trailing zeros dropped would, for any wait (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1000, max: 3 * 86_400_000 }), (ms) => {
+        const seconds = ((ms % 60_000) / 1000).toFixed(3).replace(/\.?0+$/, '');
+        expect(formatResetDuration(ms)).toMatch(new RegExp(`(^|[hm])${seconds.replace('.', '\\.')}s$`));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -12,13 +12,35 @@ export function formatResetDuration(ms: number): string {
   if (total < 1000) return `${total}ms`;
   const hours = Math.floor(total / 3_600_000);
   const minutes = Math.floor((total % 3_600_000) / 60_000);
-  const seconds = ((total % 60_000) / 1000).toFixed(3).replace(/\.?0+$/, '');
+  const seconds = decimalSeconds(total % 60_000);
   if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
   if (minutes > 0) return `${minutes}m${seconds}s`;
   return `${seconds}s`;
 }
 
-const suffixes: Record<LimitDimension, string> = { requests: 'requests', tokens: 'tokens', 'daily-tokens': 'tokens-day' };
+/** Up to three decimals, trailing zeros dropped (`59.12`, `3`), without `toFixed` and a RegExp: every answer sends three of these. */
+function decimalSeconds(ms: number): string {
+  const whole = Math.floor(ms / 1000);
+  let fraction = ms % 1000;
+  if (fraction === 0) return String(whole);
+  let digits = 3;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    digits--;
+  }
+  return `${whole}.${String(fraction).padStart(digits, '0')}`;
+}
+
+/** Each dimension's three header names, made once rather than per answer. */
+const headerNames: Record<LimitDimension, { limit: string; remaining: string; reset: string }> = {
+  requests: namesOf('requests'),
+  tokens: namesOf('tokens'),
+  'daily-tokens': namesOf('tokens-day'),
+};
+
+function namesOf(suffix: string): { limit: string; remaining: string; reset: string } {
+  return { limit: `x-ratelimit-limit-${suffix}`, remaining: `x-ratelimit-remaining-${suffix}`, reset: `x-ratelimit-reset-${suffix}` };
+}
 
 /**
  * The `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` headers of decisions §5, plus
@@ -29,11 +51,12 @@ const suffixes: Record<LimitDimension, string> = { requests: 'requests', tokens:
  */
 export function rateLimitHeaders(state: LimitState, now: number = Date.now()): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [dimension, reading] of Object.entries(state) as [LimitDimension, NonNullable<LimitState[LimitDimension]>][]) {
-    const suffix = suffixes[dimension];
-    headers[`x-ratelimit-limit-${suffix}`] = String(reading.limit);
-    headers[`x-ratelimit-remaining-${suffix}`] = String(reading.remaining);
-    headers[`x-ratelimit-reset-${suffix}`] = formatResetDuration(reading.resetsAt - now);
+  for (const dimension in state) {
+    const reading = state[dimension as LimitDimension]!;
+    const names = headerNames[dimension as LimitDimension];
+    headers[names.limit] = String(reading.limit);
+    headers[names.remaining] = String(reading.remaining);
+    headers[names.reset] = formatResetDuration(reading.resetsAt - now);
   }
   return headers;
 }

@@ -1,6 +1,7 @@
 // The SQLite store's worker thread: it owns the better-sqlite3 connection, so that no query,
 // lock wait or fsync ever runs on the server's event loop. It knows no table: it runs the
-// statements it is sent (one message = one batch, optionally one transaction) and answers.
+// statements it is sent (one call = one batch, optionally one transaction; one message = the
+// calls of one turn of the server's event loop) and answers each message's calls in one message.
 // Plain JavaScript, so that the same file runs from the sources (tests) and from dist.
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -48,17 +49,20 @@ function runBatch(message) {
 
 const isBusy = (error) => error?.code === 'SQLITE_BUSY' || error?.code === 'SQLITE_BUSY_SNAPSHOT' || error?.code === 'SQLITE_LOCKED';
 
-function attempt(message, tries) {
+const post = (reply) => parentPort.postMessage(reply);
+
+/** Runs one call's batch and answers it, or retries it later (answering on its own then). */
+function attempt(message, tries, answer) {
   try {
-    parentPort.postMessage({ id: message.id, results: runBatch(message) });
+    answer({ id: message.id, results: runBatch(message) });
   } catch (error) {
     // Another process holds the write lock: try again later, answering other batches (reads
     // go on in WAL mode) meanwhile, until the batch's deadline.
     if (isBusy(error) && Date.now() < message.deadline) {
-      setTimeout(() => attempt(message, tries + 1), retryDelaysMs[Math.min(tries, retryDelaysMs.length - 1)]);
+      setTimeout(() => attempt(message, tries + 1, post), retryDelaysMs[Math.min(tries, retryDelaysMs.length - 1)]);
       return;
     }
-    parentPort.postMessage({ id: message.id, error: { message: String(error?.message ?? error), code: error?.code } });
+    answer({ id: message.id, error: { message: String(error?.message ?? error), code: error?.code } });
   }
 }
 
@@ -91,24 +95,32 @@ function open() {
   if (path !== ':memory:') restrictFiles();
 }
 
+function migrateAndAnswer(message, tries, answer) {
+  try {
+    db ??= (open(), db);
+    answer({ id: message.id, results: [migrate()] });
+  } catch (error) {
+    if (isBusy(error) && Date.now() < message.deadline) return void setTimeout(() => migrateAndAnswer(message, tries + 1, post), retryDelaysMs[Math.min(tries, retryDelaysMs.length - 1)]);
+    answer({ id: message.id, error: { message: String(error?.message ?? error), code: error?.code } });
+  }
+}
+
+function handle(call, answer) {
+  if (call.type === 'migrate') migrateAndAnswer(call, 0, answer);
+  else attempt(call, 0, answer);
+}
+
+// A message is the calls of one turn of the server's event loop: they are answered in one message.
 parentPort.on('message', (message) => {
   if (message.type === 'close') {
     db?.close();
     parentPort.close();
     return;
   }
-  if (message.type === 'migrate') {
-    const run = (tries) => {
-      try {
-        db ??= (open(), db);
-        parentPort.postMessage({ id: message.id, results: [migrate()] });
-      } catch (error) {
-        if (isBusy(error) && Date.now() < message.deadline) return void setTimeout(() => run(tries + 1), retryDelaysMs[Math.min(tries, retryDelaysMs.length - 1)]);
-        parentPort.postMessage({ id: message.id, error: { message: String(error?.message ?? error), code: error?.code } });
-      }
-    };
-    run(0);
-    return;
-  }
-  attempt(message, 0);
+  if (!Array.isArray(message)) return handle(message, post);
+  const replies = [];
+  const collect = (reply) => replies.push(reply);
+  for (const call of message) handle(call, collect);
+  // Always answered, even empty: the server sends its next message once this one is answered.
+  post(replies);
 });

@@ -1,5 +1,6 @@
 import { QuantumChatError } from '@quantum-chat/core';
 import type { ServiceStore, UsageRecord } from './service-store/index.js';
+import { nothingToWait } from './settled-promise.js';
 
 export interface UsageLedgerOptions {
   store: ServiceStore;
@@ -37,7 +38,7 @@ export interface UsageLedgerOptions {
 type FinalUsage = Pick<UsageRecord, 'promptTokens' | 'completionTokens' | 'cachedPromptTokens' | 'status' | 'interrupted' | 'api'>;
 
 /** A request being written down while it runs. */
-interface RunningUsage {
+export interface RunningUsage {
   /** How to read what it has produced so far; without one, the admission's prompt tokens and 0. */
   track(read: () => { promptTokens: number; completionTokens: number }): void;
   /**
@@ -64,6 +65,7 @@ export interface UsageLedger {
   close(timeoutMs?: number): Promise<void>;
 }
 
+/** A request being written down: its row as begun, and how to read its progress. */
 interface Running {
   record: UsageRecord;
   read: (() => { promptTokens: number; completionTokens: number }) | undefined;
@@ -85,6 +87,52 @@ function inLockOrder(first: UsageRecord, second: UsageRecord): number {
   const b = second.daily?.bucket ?? '';
   if (a !== b) return a < b ? -1 : 1;
   return first.usageId < second.usageId ? -1 : first.usageId > second.usageId ? 1 : 0;
+}
+
+/**
+ * A running request's first row, every field named: one shape for all rows (a spread of the
+ * caller's object would copy whatever it carries and give rows shapes of their own).
+ */
+function runningRow(base: Omit<UsageRecord, 'settled' | 'abandoned' | 'status' | 'interrupted' | 'completionTokens'>): UsageRecord {
+  const record: UsageRecord = {
+    usageId: base.usageId,
+    requestId: base.requestId,
+    keyId: base.keyId,
+    organisation: base.organisation,
+    model: base.model,
+    promptTokens: base.promptTokens,
+    completionTokens: 0,
+    status: 200,
+    api: base.api ?? 'chat.completions',
+    interrupted: true,
+    settled: false,
+    timestamp: base.timestamp,
+    daily: base.daily,
+  };
+  if (base.cachedPromptTokens !== undefined) record.cachedPromptTokens = base.cachedPromptTokens;
+  return record;
+}
+
+/** A request's settled row: its running row with the outcome's counts (only the ledger's fields of the outcome). */
+function settledRow(record: UsageRecord, final: FinalUsage): UsageRecord {
+  const row: UsageRecord = {
+    usageId: record.usageId,
+    requestId: record.requestId,
+    keyId: record.keyId,
+    organisation: record.organisation,
+    model: record.model,
+    promptTokens: final.promptTokens,
+    completionTokens: final.completionTokens,
+    status: final.status,
+    api: final.api ?? record.api,
+    interrupted: final.interrupted,
+    settled: true,
+    timestamp: record.timestamp,
+    daily: record.daily,
+  };
+  const cached = final.cachedPromptTokens ?? record.cachedPromptTokens;
+  if (cached !== undefined) row.cachedPromptTokens = cached;
+  return row;
 }
 
 function notRecordedError(cause?: unknown): QuantumChatError {
@@ -122,7 +170,8 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   const settled = new Map<string, UsageRecord>();
   // Insertion-ordered too, so the first one has the earliest deadline.
   const waiters = new Map<string, Waiter>();
-  const running = new Map<string, Running>();
+  // Keyed by the entry itself: no string hashing per request.
+  const running = new Set<Running>();
   /** Settled rows in a write now in the store: a late change to them would not be written. */
   const claimed = new Set<string>();
   const writes = new Set<Promise<void>>();
@@ -157,7 +206,7 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
 
   function progressRows(): UsageRecord[] {
     const rows: UsageRecord[] = [];
-    for (const entry of running.values()) {
+    for (const entry of running) {
       const progress = entry.read?.();
       rows.push(progress === undefined ? entry.record : { ...entry.record, promptTokens: progress.promptTokens, completionTokens: progress.completionTokens });
     }
@@ -277,6 +326,33 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     armDeadline();
   }
 
+  /**
+   * A running request's handle. A class, not a literal of closures: one hidden class and no
+   * closure per request.
+   */
+  class RunningRow implements Running, RunningUsage {
+    readonly record: UsageRecord;
+    read: (() => { promptTokens: number; completionTokens: number }) | undefined = undefined;
+    constructor(record: UsageRecord) {
+      this.record = record;
+    }
+    track(read: () => { promptTokens: number; completionTokens: number }): void {
+      this.read = read;
+    }
+    settle(final: FinalUsage): Promise<void> {
+      if (!running.delete(this)) return nothingToWait;
+      const usageId = this.record.usageId;
+      enqueue(settledRow(this.record, final));
+      if (!durable) return nothingToWait;
+      const committed = new Promise<void>((resolve, reject) => {
+        waiters.set(usageId, { deadline: now() + commitTimeoutMs, resolve, reject });
+      });
+      armDeadline();
+      scheduleCommit();
+      return committed;
+    }
+  }
+
   const timer = setInterval(() => {
     if (ticking === undefined && (settled.size > 0 || running.size > 0 || sweepDue())) {
       ticking = startWrite(true).finally(() => {
@@ -289,27 +365,9 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   return {
     durable,
     begin(base) {
-      const entry: Running = {
-        record: { ...base, completionTokens: 0, status: 200, interrupted: true, settled: false },
-        read: undefined,
-      };
-      running.set(base.usageId, entry);
-      return {
-        track(read) {
-          entry.read = read;
-        },
-        settle(final) {
-          if (!running.delete(base.usageId)) return Promise.resolve();
-          enqueue({ ...entry.record, ...final, settled: true });
-          if (!durable) return Promise.resolve();
-          const committed = new Promise<void>((resolve, reject) => {
-            waiters.set(base.usageId, { deadline: now() + commitTimeoutMs, resolve, reject });
-          });
-          armDeadline();
-          scheduleCommit();
-          return committed;
-        },
-      };
+      const entry = new RunningRow(runningRow(base));
+      running.add(entry);
+      return entry;
     },
     flush,
     get pending() {

@@ -58,7 +58,7 @@ export async function refundWithin(resetsAt: number, give: () => Promise<unknown
 
 /**
  * A window counter in this process's memory (rate-limiter-flexible's `RateLimiterMemory`):
- * the default without Redis, and the fail-open fallback with it.
+ * the Redis limiter's fail-open fallback (without Redis, `MemoryWindows` counts).
  *
  * @internal
  */

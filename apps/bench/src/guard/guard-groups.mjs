@@ -44,6 +44,15 @@ async function compare({ core, reference, work, check }) {
   };
 }
 
+/** Both sides must give the same value, whichever gives it first. */
+function expectSame() {
+  let expected;
+  return (name, value) => {
+    expected ??= value;
+    if (value !== expected) throw new Error(`${name} gave ${value}, expected ${expected}`);
+  };
+}
+
 function expectEqual(expected) {
   return (name, value) => {
     if (value !== expected) throw new Error(`${name} gave ${value}, expected ${expected}`);
@@ -267,10 +276,42 @@ groups.responsesDelta = async function responsesDeltaGroup() {
   return compare({ core, reference, work, check: expectEqual(work) });
 };
 
+groups.responsesDeltaSameWork = async function responsesDeltaSameWorkGroup() {
+  // The same deltas against the same work on the chat side: a chat stream keeps its text too
+  // (the run's progress appends each delta, to settle usage if the stream stops early), while
+  // the Responses encoder keeps it for its `.done` events and the settlement both. The chat
+  // side appends as `RunProgress.observe` does.
+  const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
+  const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
+  const events = texts.map((text) => ({ type: 'content', text }));
+  const work = 200_000;
+  const request = validateCreateResponse({ model: 'quantum-flash', input: 'Hi', stream: true });
+  const core = () => {
+    const shell = createResponseShell(request, { id: generateRandomResponseId('response'), createdAt: 1_767_225_600, model: request.model });
+    const encoder = createResponseEventEncoder(shell, { generateId: generateRandomResponseId, showReasoning: false, showLogprobs: false });
+    let frames = 0;
+    for (let index = 0; index < work; index++) if (encoder.encode(events[index % events.length]).length > 0) frames++;
+    return frames + encoder.items()[0].content[0].text.length;
+  };
+  const reference = () => {
+    const encoder = createStreamFrameEncoder('quantum', envelope);
+    let frames = 0;
+    let kept = '';
+    for (let index = 0; index < work; index++) {
+      const { text } = events[index % events.length];
+      kept += text;
+      if (encoder.content(text).length > 0) frames++;
+    }
+    return frames + kept.length;
+  };
+  return compare({ core, reference, work, check: expectSame() });
+};
+
 groups.responsesStream = async function responsesStreamGroup() {
   // The Responses event encoder against the chat frame encoder over whole streams of 200 text
   // deltas each (as handleStream's), opened and finished: a Responses stream also carries the
-  // whole response at its start and repeats its text at its end, as the protocol asks.
+  // whole response at its start and repeats its text at its end, as the protocol asks. Both
+  // keep the text they streamed, as their runs do (see `responsesDeltaSameWork`).
   const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
   const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
   // Both sides get what an engine made: the chat encoder takes the event's text, this one the event.
@@ -283,27 +324,36 @@ groups.responsesStream = async function responsesStreamGroup() {
   const request = validateCreateResponse({ model: 'quantum-flash', input: 'Hi', stream: true });
   const core = () => {
     let frames = 0;
+    let kept = 0;
     for (let stream = 0; stream < streams; stream++) {
       const shell = createResponseShell(request, { id: generateRandomResponseId('response'), createdAt: 1_767_225_600, model: request.model });
       const encoder = createResponseEventEncoder(shell, { generateId: generateRandomResponseId, showReasoning: false, showLogprobs: false });
       if (encoder.start().length > 0) frames++;
       for (let index = 0; index < deltas; index++) if (encoder.encode(events[(stream + index) % events.length]).length > 0) frames++;
       if (encoder.encode(finish).length > 0) frames++;
+      kept += encoder.items()[0].content[0].text.length;
     }
-    return frames;
+    return frames + kept;
   };
   const wireUsage = { prompt_tokens: 9, completion_tokens: deltas, total_tokens: 9 + deltas };
   const reference = () => {
     let frames = 0;
+    let kept = 0;
     for (let stream = 0; stream < streams; stream++) {
       const encoder = createStreamFrameEncoder('quantum', envelope);
       frames++;
-      for (let index = 0; index < deltas; index++) if (encoder.content(events[(stream + index) % events.length].text).length > 0) frames++;
+      let text = '';
+      for (let index = 0; index < deltas; index++) {
+        const piece = events[(stream + index) % events.length].text;
+        text += piece;
+        if (encoder.content(piece).length > 0) frames++;
+      }
       if (encoder.finish('stop', wireUsage).length > 0) frames++;
+      kept += text.length;
     }
-    return frames;
+    return frames + kept;
   };
-  return compare({ core, reference, work, check: expectEqual(work + 2 * streams) });
+  return compare({ core, reference, work, check: expectSame() });
 };
 
 const name = process.argv[2];

@@ -11,6 +11,7 @@ import { ResponseOutput, type ResponseOutputSink } from './response-output.js';
 import type { ResponseShell, ResponseState } from './response-shell.js';
 import type { GenerateResponseId } from './response-ids.js';
 import { jsonEventHead, sequencedTail } from '../../wire/responses/json-event-frame.js';
+import { outputItemJson } from '../../wire/responses/response-body-json.js';
 
 export interface ResponseEventEncoderOptions {
   generateId: GenerateResponseId;
@@ -113,7 +114,7 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
     itemAdded(item, outputIndex) {
       const where = `"item_id":${JSON.stringify(item.id)},"output_index":${outputIndex}`;
       itemHeads.set(item, { where, delta: deltaHead(item, where) });
-      const added = frame('response.output_item.added', `,"output_index":${outputIndex},"item":${JSON.stringify(openedItem(item))}`);
+      const added = frame('response.output_item.added', `,"output_index":${outputIndex},"item":${outputItemJson(openedItem(item))}`);
       if (item.type === 'message') {
         return added + frame('response.content_part.added', `,${where},"content_index":0,"part":{"type":"output_text","text":"","annotations":[],"logprobs":[]}`);
       }
@@ -162,6 +163,9 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
     },
   };
   const output = new ResponseOutput({ generateId: options.generateId, showReasoning: options.showReasoning, showLogprobs: options.showLogprobs, sink });
+  // The state it ended in; the `Response` object is built only if asked for (a stored response):
+  // a stream's bytes never need it.
+  let finalState: ResponseState | undefined;
   let final: ResponseObject | undefined;
 
   return {
@@ -176,7 +180,7 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
       const frames = output.observe(event);
       if (event.type !== 'finish') return frames;
       const state = output.finalState(now());
-      final = shell.build(state);
+      finalState = state;
       return frames + responseFrame(state.status === 'completed' ? 'response.completed' : 'response.incomplete', state);
     },
     /**
@@ -187,7 +191,7 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
     fail(error: ResponseStreamError): string {
       const closed = output.abandon();
       const state = output.failedState({ code: error.code, message: error.message }, now());
-      final = shell.build(state);
+      finalState = state;
       const reported = frame('error', `,"code":${JSON.stringify(error.code)},"message":${JSON.stringify(error.message)},"param":${JSON.stringify(error.param)}`);
       return closed + reported + responseFrame('response.failed', state);
     },
@@ -200,7 +204,12 @@ export function createResponseEventEncoder(shell: ResponseShell, options: Respon
     },
     /** The response as it ended (after `finish` or `fail`), for the store; undefined before. */
     response(): ResponseObject | undefined {
+      if (final === undefined && finalState !== undefined) final = shell.build(finalState);
       return final;
+    },
+    /** Whether the response ended (after `finish` or `fail`). */
+    ended(): boolean {
+      return finalState !== undefined;
     },
     /** The number of events encoded so far: the next event's `sequence_number`. */
     sequenceNumber(): number {

@@ -69,7 +69,7 @@ export function responseFramer(options: ResponseRunOptions): () => RunFramer {
         return options.onFinal?.(encoder.response()!);
       },
       ended(): void {
-        if (encoder.response() !== undefined || options.onStopped === undefined) return;
+        if (encoder.ended() || options.onStopped === undefined) return;
         encoder.fail({ code: 'cancelled', message: 'The response was cancelled.', param: null });
         options.onStopped({ ...encoder.response()!, status: 'cancelled', error: null });
       },

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSqliteExecutor, type SqliteExecutor } from './sqlite-executor.js';
+
+const migrations = ['CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL) STRICT;'];
+const insert = (id: number, text: string) => ({ sql: 'INSERT INTO notes (id, text) VALUES (?, ?)', params: [id, text], mode: 'run' as const });
+const readAll = { sql: 'SELECT id, text FROM notes ORDER BY id', mode: 'all' as const };
+
+describe('startSqliteExecutor', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  function start(): { executor: SqliteExecutor; path: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'quantum-sqlite-executor-'));
+    const path = join(dir, 'store.sqlite');
+    const executor = startSqliteExecutor(path, migrations);
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => executor.close());
+    return { executor, path };
+  }
+
+  it('should send the calls of one turn in one message, and answer them in one message', async () => {
+    const { executor } = start();
+    await executor.migrate();
+    const before = { ...executor.messages };
+    const writes = Array.from({ length: 20 }, (_, index) => executor.execute([insert(index + 1, `note ${index + 1}`)], { transaction: true }));
+    const read = executor.execute([readAll]);
+    const results = await Promise.all([...writes, read]);
+    expect(executor.messages.sent - before.sent).toBe(1);
+    expect(executor.messages.received - before.received).toBe(1);
+    expect(results.slice(0, 20)).toEqual(Array.from({ length: 20 }, () => [{ changes: 1 }]));
+    expect(results[20]![0]).toHaveLength(20);
+  });
+
+  it('should keep at most two messages in the worker, holding the calls made meanwhile, over several turns, for the next one', async () => {
+    const { executor } = start();
+    await executor.migrate();
+    const before = { ...executor.messages };
+    // A slow first message: the worker is busy with it while the next calls are made.
+    const slow = executor.execute([{ sql: 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT count(*) AS c FROM n', mode: 'get' }]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(executor.messages.sent - before.sent).toBe(1);
+    const later: Promise<unknown[]>[] = [];
+    for (let turn = 0; turn < 6; turn++) {
+      later.push(executor.execute([insert(turn + 1, `turn ${turn}`)], { transaction: true }));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // The first of them went on its own, queued behind the slow one; the other five wait.
+    expect(executor.messages.sent - before.sent).toBe(2);
+    expect(await slow).toEqual([{ c: 3_000_000 }]);
+    expect(await Promise.all(later)).toEqual(Array.from({ length: 6 }, () => [{ changes: 1 }]));
+    expect(executor.messages.sent - before.sent).toBe(3);
+    expect(executor.messages.received - before.received).toBe(3);
+  });
+
+  it('should answer each call of a message on its own: a failing call rejects alone and rolls back only its own transaction', async () => {
+    const { executor } = start();
+    await executor.migrate();
+    const first = executor.execute([insert(1, 'kept')], { transaction: true });
+    const failing = executor.execute([insert(2, 'rolled back'), insert(1, 'duplicate id')], { transaction: true });
+    const read = executor.execute([readAll]);
+    await expect(first).resolves.toEqual([{ changes: 1 }]);
+    await expect(failing).rejects.toMatchObject({ name: 'SqliteError', code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect((await read)[0]).toEqual([{ id: 1, text: 'kept' }]);
+  });
+
+  it('should answer the other calls of a message while one of them waits for another process to release the write lock', async () => {
+    const { executor, path } = start();
+    await executor.migrate();
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; close(): void };
+    const other = new Database(path);
+    cleanups.push(() => other.close());
+    other.exec('BEGIN IMMEDIATE');
+    let written = false;
+    const write = executor.execute([insert(1, 'after the lock')], { transaction: true, lockWaitMs: 5000 }).then((result) => {
+      written = true;
+      return result;
+    });
+    const read = executor.execute([readAll]);
+    // The read is answered (WAL: readers go on) while the write keeps retrying.
+    expect((await read)[0]).toEqual([]);
+    expect(written).toBe(false);
+    other.exec('COMMIT');
+    await expect(write).resolves.toEqual([{ changes: 1 }]);
+    expect((await executor.execute([readAll]))[0]).toEqual([{ id: 1, text: 'after the lock' }]);
+  });
+});
