@@ -9,6 +9,12 @@ export interface DailyQuotaOptions {
   timeoutMs?: number;
   /** When the store cannot count: false (default) counts in this process; true answers 503 `store_unavailable`. */
   failClosed?: boolean;
+  /**
+   * Every admitted request commits its settle synchronously later (the durable usage ledger),
+   * which makes its reservation durable too: the store need not flush each reservation before
+   * answering (see `DailyReservationInput.flushedBySettle`). False by default.
+   */
+  flushedBySettle?: boolean;
   now?: () => number;
   /** Reporting only: the store stopped or started counting the days. */
   onStateChange?: (available: boolean, reason: unknown) => void;
@@ -58,6 +64,7 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
   const { store } = options;
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? 250;
+  const flushedBySettle = options.flushedBySettle ?? false;
   /** The last total the store gave per bucket and day, and what this process counted since the store stopped answering. */
   const lastKnown = new Map<string, number>();
   const countedAlone = new Map<string, number>();
@@ -92,7 +99,7 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
     if (circuit.open) return alone(bucket, tokens, limit, circuit.reason);
     const time = now();
     const day = utcDay(time);
-    const pending = store.reserveDailyTokens({ bucket, day, tokens, limit });
+    const pending = store.reserveDailyTokens({ bucket, day, tokens, limit, ...(flushedBySettle ? { flushedBySettle } : {}) });
     let result: Awaited<typeof pending> | typeof deadlineExceeded;
     try {
       result = await withDeadline(pending, timeoutMs);

@@ -34,6 +34,7 @@ export type {
   KeyChange,
   KeyRotation,
   DailyReservation,
+  DailyReservationInput,
   StoreChange,
   MigrationResult,
 } from './service-store/index.js';

@@ -52,6 +52,11 @@ export interface PostgresServer {
   createDatabase(): Promise<string>;
   /** Stops the server (fast shutdown: connections are closed). */
   stopServer(): Promise<void>;
+  /**
+   * Stops it as a crash would (`pg_ctl stop -m immediate`: every process quits at once, nothing
+   * is written on the way out; the next start recovers from the WAL on disk).
+   */
+  crashServer(): Promise<void>;
   /** Starts it again on the same port and data. */
   startServer(): Promise<void>;
   /** Stops it for good and removes its directory. */
@@ -60,14 +65,14 @@ export interface PostgresServer {
 
 /**
  * Starts a throw-away cluster: `initdb` (trust authentication, no fsync) then `pg_ctl start`
- * listening on 127.0.0.1 only. As root, both run as the `postgres` user in a directory it owns.
+ * listening on 127.0.0.1 only, with fsync off unless `flushedCommits`. As root, both run as the `postgres` user in a directory it owns.
  *
  * @example
  * const server = await startPostgresServer();
  * onTestFinished(() => server.stop());
  * const store = createPostgresStore(await server.createDatabase());
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(options: { flushedCommits?: boolean } = {}): Promise<PostgresServer> {
   if (binaries === undefined) throw new Error(postgresSkipMessage);
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-pg-'));
   if (asRoot) {
@@ -78,7 +83,9 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   const data = join(directory, 'data');
   const port = await freePort();
   const exec = (name: string, args: string[]) => run(...command(name, args), { timeout: 60_000 });
-  const settings = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  // Fast by default: nothing waits for the disk. `flushedCommits`: PostgreSQL's own defaults, each commit waiting for its WAL flush.
+  const durability = options.flushedCommits ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const settings = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1${durability} -c max_connections=200`;
   const startServer = async () => {
     await exec('pg_ctl', ['-D', data, '-l', join(directory, 'server.log'), '-w', '-t', '60', '-o', settings, 'start']);
   };
@@ -110,6 +117,10 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     },
     async stopServer() {
       await stopServer();
+      running = false;
+    },
+    async crashServer() {
+      await exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop']);
       running = false;
     },
     async startServer() {

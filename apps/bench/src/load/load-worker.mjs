@@ -24,6 +24,15 @@ function createFrameCounter() {
   };
 }
 
+/** The `error.code` of an error envelope, or undefined. */
+function errorCode(text) {
+  try {
+    return JSON.parse(text)?.error?.code ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** POSTs `body` and resolves when the response ended, with its status, frames and timings. */
 function post(agent, target, body, onFirstBody) {
   return new Promise((resolve, reject) => {
@@ -33,17 +42,21 @@ function post(agent, target, body, onFirstBody) {
       (response) => {
         const counter = createFrameCounter();
         let firstBodyAt;
+        // A failed answer's body, kept to name its error code.
+        const failed = response.statusCode === 200 ? undefined : [];
         response.on('data', (buffer) => {
           if (firstBodyAt === undefined) {
             firstBodyAt = process.hrtime.bigint();
             onFirstBody?.();
           }
           counter.push(buffer);
+          failed?.push(buffer);
         });
         response.on('end', () => {
           const ended = process.hrtime.bigint();
           resolve({
             status: response.statusCode,
+            ...(failed ? { code: errorCode(Buffer.concat(failed).toString()) } : {}),
             frames: counter.count,
             firstBodyMs: firstBodyAt === undefined ? Number.NaN : Number(firstBodyAt - started) / 1e6,
             totalMs: Number(ended - started) / 1e6,
@@ -142,9 +155,17 @@ serveParent({
     await Promise.all(inFlight);
     agent.destroy();
     const ok = results.filter((result) => result.status === 200);
+    // Which statuses failed (0: no answer), so that a suite's error can say.
+    const failedStatuses = {};
+    for (const { status, code } of results) {
+      if (status === 200) continue;
+      const key = code === undefined ? String(status) : `${status} ${code}`;
+      failedStatuses[key] = (failedStatuses[key] ?? 0) + 1;
+    }
     return {
       requests: results.length,
       failures: results.length - ok.length,
+      failedStatuses,
       frames: ok.reduce((sum, result) => sum + result.frames, 0),
       firstP50: percentile(ok.map((result) => result.firstBodyMs), 50),
       firstP99: percentile(ok.map((result) => result.firstBodyMs), 99),

@@ -19,7 +19,7 @@ const latencyRate = 200;
 
 async function start(store, usageWrites, env) {
   const child = await startChild(script, { role: 'server', args: ['ready', 'fixed', store, usageWrites], env, stdout: 'ignore' });
-  return { ...child, url: `http://127.0.0.1:${child.ready.port}`, key: child.ready.key };
+  return { ...child, usageWrites, url: `http://127.0.0.1:${child.ready.port}`, key: child.ready.key };
 }
 
 const headersFor = (server) => ({ 'content-type': 'application/json', authorization: `Bearer ${server.key}` });
@@ -77,7 +77,7 @@ async function measureRun({ load, server, seconds, postgres }) {
   const serverCpuBefore = await server.call('cpu');
   const postgresCpuBefore = postgres?.cpuSeconds();
   const throughput = await load.call('autocannon', { url: server.url + path, body: jsonRequestBody, headers: headersFor(server), connections: 50, seconds });
-  if (throughput.non2xx > 0 || throughput.errors > 0) throw new Error(`${server.ready.port}: ${throughput.non2xx} non-2xx, ${throughput.errors} errors`);
+  if (throughput.non2xx > 0 || throughput.errors > 0) throw new Error(`${server.ready.port} (${server.usageWrites}): ${throughput.non2xx} non-2xx, ${throughput.errors} errors`);
   const after = await drainUsage(server);
   const serverCpuAfter = await server.call('cpu');
   const postgresCpuSeconds = postgres === undefined ? 0 : postgres.cpuSeconds() - postgresCpuBefore;
@@ -94,7 +94,7 @@ async function measureRun({ load, server, seconds, postgres }) {
     rate: latencyRate,
     seconds: Math.max(1, seconds / 2),
   });
-  if (latency.failures > 0) throw new Error(`${server.ready.port}: ${latency.failures} failed requests at ${latencyRate} req/s`);
+  if (latency.failures > 0) throw new Error(`${server.ready.port} (${server.usageWrites}): ${latency.failures} failed requests at ${latencyRate} req/s (by status: ${JSON.stringify(latency.failedStatuses)})`);
   return {
     reqPerSec: throughput.requests / (throughput.seconds + after.drainMs / 1000),
     windowReqPerSec: throughput.requests / throughput.seconds,

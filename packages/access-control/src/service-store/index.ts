@@ -11,7 +11,7 @@ export type { ApiKeyRecord, ApiKeyStore, KeyChange, KeyRotation, NewApiKeyRecord
 export type { DailyUsageFilter, DailyUsageRow, UsageApi, UsageLedgerStore, UsageRecord, UsageSummaryRow } from './usage-ledger.js';
 export type { AuditEntry, AuditLogStore } from './audit.js';
 export { maxAuditEntries } from './audit.js';
-export type { DailyQuotaStore, DailyReservation } from './daily-quota.js';
+export type { DailyQuotaStore, DailyReservation, DailyReservationInput } from './daily-quota.js';
 export type { ChangeFeed, StoreChange } from './changes.js';
 
 /** The schema versions before and after `migrate()`. */
