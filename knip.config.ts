@@ -7,7 +7,7 @@ import type { KnipConfig } from 'knip';
 
 const config: KnipConfig = {
   // System programs the tests and the bench start (installed by .ci/run, not from npm).
-  ignoreBinaries: ['taskset', 'promtool', 'redis-server'],
+  ignoreBinaries: ['taskset', 'prlimit', 'promtool', 'redis-server'],
   workspaces: {
     // `@quantum-chat/scripts` is linked at the root for `pnpm quantum-chat` (scripts/quantum-chat.mjs).
     '.': { ignoreDependencies: ['@quantum-chat/scripts'] },

@@ -1,6 +1,6 @@
 // `pnpm bench`: runs every benchmark and writes docs/benchmarks.md.
 // `pnpm bench --quick` (or BENCH_QUICK=1): a smoke run that writes .cache/benchmarks-quick.md.
-// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,bareProxy,ready,groupCommit,resumable` runs a subset.
+// `--only json,streaming,idle,decoding,client,linearity,encoding,relay,bareProxy,ready,groupCommit,resumable,relayedStreams,startMemory,concurrency` runs a subset.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,9 @@ import { runIdleSuite } from './suites/idle-suite.mjs';
 import { runRelaySuite } from './suites/relay-suite.mjs';
 import { runBareProxySuite } from './suites/bare-proxy-suite.mjs';
 import { runResumableSuite } from './suites/resumable-suite.mjs';
+import { runRelayedStreamsSuite } from './suites/relayed-streams-suite.mjs';
+import { runStartMemorySuite } from './suites/start-memory-suite.mjs';
+import { runConcurrencySuite } from './suites/concurrency-suite.mjs';
 import { evaluateTargets } from './report/evaluate-targets.mjs';
 import { writeReport } from './report/write-report.mjs';
 
@@ -71,6 +74,9 @@ try {
   await suite('responses', () => runResponsesSuite({ load, protocol, log }));
   await suite('groupCommit', () => runGroupCommitSuite({ load, protocol, log }));
   await suite('resumable', () => runResumableSuite({ quick, log }));
+  await suite('relayedStreams', () => runRelayedStreamsSuite({ load, quick, log }));
+  await suite('startMemory', () => runStartMemorySuite({ quick, log }));
+  await suite('concurrency', () => runConcurrencySuite({ load, quick, log }));
 } finally {
   await load.stop();
 }

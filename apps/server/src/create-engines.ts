@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import { builtinModels, createModelRegistry, type ChatEngine, type ModelInfo, type ModelRegistry } from '@quantum-chat/core';
-import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import type { createUpstreamEngine as CreateUpstreamEngine, UpstreamDeployment, UpstreamEngineOptions } from '@quantum-chat/engine-upstream';
 import { ConfigError } from './config.js';
 import type { LlamaEngine } from '@quantum-chat/engine-llama';
 import type { LlamaModelConfig, ModelConfig, ServerConfig, UpstreamModelConfig } from './config-schema.js';
+import { referenceEngineOnFirstUse } from './reference-engine-on-first-use.js';
 
 /** The engines of a config: one registry shared by every handler, and the test-key engine. */
 export interface ConfiguredEngines {
@@ -118,7 +118,8 @@ export async function createEngines(
   hooks: EngineHooks = {},
   local: LocalModelContext = { cwd: process.cwd() },
 ): Promise<ConfiguredEngines> {
-  const reference = createReferenceEngine(config.reference);
+  // Its tokenizer loads at its first request: a relaying server may never need it.
+  const reference = referenceEngineOnFirstUse(config.reference);
   const usesUpstream = Object.values(config.models).some((model) => model.engine === 'upstream');
   // Loaded only when a model needs it: it brings undici, which a reference-only server does not use.
   const createUpstreamEngine = usesUpstream ? (await import('@quantum-chat/engine-upstream')).createUpstreamEngine : undefined;

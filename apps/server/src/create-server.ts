@@ -7,8 +7,6 @@ import { quantumChatWeb } from '@quantum-chat/web';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { adminBasePath, withAdminApi } from './admin/admin-openapi.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
-import { createRedisReplayGuard } from './redis-replay-guard.js';
-import { createRedisStreamStore } from './redis-stream-store.js';
 import { createChatRequestLogging } from './chat-request-logging.js';
 import type { ServerConfig } from './config-schema.js';
 import { createEngines, type LocalModel } from './create-engines.js';
@@ -23,6 +21,7 @@ import { openServerAccessControl } from './server-access-control.js';
 import { registerServerHooks } from './server-hooks.js';
 import { createServerMetrics } from './server-metrics.js';
 import { observeRequests, startTracing } from './request-observers.js';
+import { schemaCompilersOnFirstUse } from './schema-compilers-on-first-use.js';
 import { createShutdownState } from './shutdown-state.js';
 import { prepareStarterKeys, type StarterKeys } from './starter-keys.js';
 
@@ -98,6 +97,8 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
     // Fastify's own limit (100) answered a long admin path parameter with its own 414 body,
     // before any hook checked the admin token. Node already bounds the request line.
     routerOptions: { maxParamLength: maxHeaderSize },
+    // No route of ours has a Fastify schema: ajv loads only if a plugin's route needs it.
+    schemaController: schemaCompilersOnFirstUse(),
   });
   if (logDestination !== undefined) app.addHook('onClose', async () => logDestination.close());
   // Headers and body within the request timeout, else 408 in the envelope and the connection
@@ -129,8 +130,9 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const metrics = config.metrics ? createServerMetrics() : undefined;
 
   // One guard for both mounts: a signature used on /v1 is used on /compat/v1 too.
+  // Redis modules (ioredis: about 6 MiB) load only when the config names Redis.
   const replayGuard = config.signingSecrets.length > 0 && config.redisUrl !== undefined
-    ? createRedisReplayGuard(config.redisUrl, (available, reason) => {
+    ? (await import('./redis-replay-guard.js')).createRedisReplayGuard(config.redisUrl, (available, reason) => {
         if (available) app.log.info('signature replay guard: redis answers again');
         else app.log.warn({ err: reason }, 'signature replay guard: redis did not answer; this instance decides alone until it is back');
       })
@@ -140,7 +142,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   const { streams } = config;
   const streamStore =
     config.redisUrl !== undefined
-      ? createRedisStreamStore(config.redisUrl, {
+      ? (await import('./redis-stream-store.js')).createRedisStreamStore(config.redisUrl, {
           retentionSeconds: streams.retentionSeconds,
           heartbeatSeconds: streams.heartbeatSeconds,
           onError: (error) => app.log.warn({ err: error }, 'stream store: a write to redis failed; resumes on other instances may miss frames'),

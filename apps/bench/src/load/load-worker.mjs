@@ -77,6 +77,7 @@ function runAutocannon(options) {
 }
 
 const idleSockets = [];
+let idleFinished = 0;
 
 serveParent({
   /**
@@ -132,7 +133,7 @@ serveParent({
       samples.push(result.firstBodyMs);
     }
     agent.destroy();
-    return { count: samples.length, failures, p50: percentile(samples, 50), p90: percentile(samples, 90) };
+    return { count: samples.length, failures, p50: percentile(samples, 50), p90: percentile(samples, 90), p99: percentile(samples, 99) };
   },
 
   /**
@@ -178,36 +179,53 @@ serveParent({
    * Opens `count` connections that each send one streaming request and then wait: the server
    * holds them as idle streams. Connects at most `parallel` at a time (the accept backlog).
    */
-  async idleOpen({ port, request, count, parallel = 256, localAddress }) {
+  async idleOpen({ port, request, count, parallel = 256, localAddress, awaitHeaders = false }) {
     let next = 0;
     let failures = 0;
+    const errors = {};
     async function opener() {
       while (next < count) {
         next++;
         await new Promise((resolve) => {
           // A source address of its own per measurement (127.0.0.0/8 is all loopback), so
           // sockets of earlier measurements in TIME_WAIT never use up the ephemeral ports.
+          // `awaitHeaders`: the next connection waits for this one's first answer bytes, so that
+          // opening goes at the pace the server answers, not past its accept backlog.
           const socket = net.connect({ host: '127.0.0.1', port, ...(localAddress ? { localAddress } : {}) }, () => {
             socket.write(request);
             idleSockets.push(socket);
-            resolve();
+            if (!awaitHeaders) resolve();
           });
-          socket.on('error', () => {
+          if (awaitHeaders) socket.once('data', resolve);
+          socket.on('error', (error) => {
             failures++;
+            errors[error.code] = (errors[error.code] ?? 0) + 1;
             resolve();
           });
-          socket.on('data', () => undefined);
+          // A stream that got to its end (the `[DONE]` frame), for suites that release held streams.
+          socket.on('data', (buffer) => {
+            if (!socket.finishedStream && buffer.includes('[DONE]')) {
+              socket.finishedStream = true;
+              idleFinished++;
+            }
+          });
         });
       }
     }
     await Promise.all(Array.from({ length: parallel }, opener));
-    return { open: idleSockets.length, failures };
+    return { open: idleSockets.length, failures, errors };
+  },
+
+  /** How many of the open idle sockets' streams have ended with `[DONE]`. */
+  idleFinished() {
+    return { open: idleSockets.length, finished: idleFinished };
   },
 
   async idleClose() {
     for (const socket of idleSockets) socket.destroy();
     const closed = idleSockets.length;
     idleSockets.length = 0;
+    idleFinished = 0;
     return { closed };
   },
 });

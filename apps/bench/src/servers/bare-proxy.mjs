@@ -7,8 +7,10 @@ import { Agent, request } from 'undici';
 import { serveParent } from '../lib/child.mjs';
 
 const upstream = `http://127.0.0.1:${process.argv[2]}/v1/chat/completions`;
-// Kept-alive upstream connections, as many as the load's concurrency can use.
-const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+// Kept-alive upstream connections, as many as the load's concurrency can use (BARE_PROXY_CONNECTIONS=0: no cap,
+// for the scale suites' thousands of held streams).
+const connections = Number(process.env.BARE_PROXY_CONNECTIONS ?? 256);
+const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: connections > 0 ? connections : null });
 const app = Fastify({ logger: false });
 // The body stays the bytes the client sent: a proxy has no need to parse it.
 app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

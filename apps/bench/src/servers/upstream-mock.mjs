@@ -6,6 +6,11 @@ import { once } from 'node:events';
 import { serveParent } from '../lib/child.mjs';
 import { answerPieces } from '../lib/fixtures.mjs';
 
+// `--hold`: every stream answers its headers, then waits for its first token until the parent
+// sends `release` (the scale suite's idle relayed streams).
+const holding = process.argv.includes('--hold');
+const held = new Set();
+
 let counter = 0;
 const server = http.createServer(async (req, res) => {
   const chunks = [];
@@ -30,6 +35,12 @@ const server = http.createServer(async (req, res) => {
   }
   const head = `data: {"id":"chatcmpl-mock${++counter}","object":"chat.completion.chunk","created":${Math.floor(Date.now() / 1000)},"model":"${body.model}","system_fingerprint":"fp_mock","choices":[`;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (holding) {
+    res.flushHeaders();
+    const released = new Promise((resolve) => held.add(resolve));
+    await released;
+    if (res.destroyed) return;
+  }
   res.write(`${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`);
   for (let index = 0; index < count; index++) {
     const text = JSON.stringify(answerPieces[index % answerPieces.length]);
@@ -42,8 +53,34 @@ const server = http.createServer(async (req, res) => {
 server.keepAliveTimeout = 60_000;
 // The TCP connections accepted, so a suite can see whether its client reuses them.
 let connections = 0;
-server.on('connection', () => connections++);
+let open = 0;
+server.on('connection', (socket) => {
+  connections++;
+  open++;
+  socket.once('close', () => open--);
+});
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 process.on('SIGTERM', () => process.exit(0));
-serveParent({ cpu: () => process.cpuUsage(), connections: () => connections }, { port: server.address().port });
+serveParent(
+  {
+    cpu: () => process.cpuUsage(),
+    connections: () => connections,
+    /** The TCP connections open now. */
+    open: () => open,
+    held: () => held.size,
+    /** Closes the kept-alive connections no request is using: what the upstream's keep-alive timeout would do. */
+    closeIdle: () => {
+      server.closeIdleConnections();
+      return true;
+    },
+    /** Lets every held stream go on to its chunks and end; answers how many there were. */
+    release: () => {
+      const count = held.size;
+      for (const resolve of held) resolve();
+      held.clear();
+      return count;
+    },
+  },
+  { port: server.address().port },
+);

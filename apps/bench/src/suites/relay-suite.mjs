@@ -19,14 +19,20 @@ function runCli(args, cwd) {
   return execFileSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** Starts the ready server pinned to the server core, with a live key of an unlimited org. */
-export async function startReadyServer(upstreamPort, directory) {
+/**
+ * Starts the ready server pinned to the server core, with a live key of an unlimited org.
+ * `nodeFlags` and `env` go to its process (beside BENCH_RELAY_NODE_FLAGS), `model` into its
+ * upstream model's config (e.g. a longer `firstTokenTimeoutMs` for held streams), `settings` into
+ * the config file (e.g. `overload: false`).
+ */
+export async function startReadyServer(upstreamPort, directory, { nodeFlags = [], env = {}, model = {}, settings = {} } = {}) {
   const config = {
+    ...settings,
     host: '127.0.0.1',
     port: 0,
     logLevel: 'info',
     dataDir: join(directory, 'data'),
-    models: { 'quantum-flash': { engine: 'upstream', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, model: 'mock-model' } },
+    models: { 'quantum-flash': { engine: 'upstream', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, model: 'mock-model', ...model } },
   };
   const configPath = join(directory, 'quantum-chat.config.json');
   writeFileSync(configPath, JSON.stringify(config));
@@ -37,8 +43,8 @@ export async function startReadyServer(upstreamPort, directory) {
   const log = openSync(logPath, 'w');
   // BENCH_RELAY_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the ready server.
   const flags = process.env.BENCH_RELAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const { command, args } = pinned('server', process.execPath, [...flags, cli, 'serve', '--config', configPath]);
-  const child = spawn(command, args, { cwd: directory, stdio: ['ignore', log, log] });
+  const { command, args } = pinned('server', process.execPath, [...flags, ...nodeFlags, cli, 'serve', '--config', configPath]);
+  const child = spawn(command, args, { cwd: directory, stdio: ['ignore', log, log], env: { ...process.env, ...env } });
   let port;
   for (let attempt = 0; attempt < 300 && port === undefined; attempt++) {
     await sleep(100);
