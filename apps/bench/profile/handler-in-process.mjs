@@ -1,18 +1,12 @@
 // handler.handle() alone, in process: µs of CPU per JSON request, 5 rounds of 50,000.
 // taskset -c 0 node --cpu-prof --cpu-prof-dir=/tmp/prof apps/bench/profile/handler-in-process.mjs
 import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
-import { createFixedEngine, jsonRequestBody, requestHeaders } from '../src/lib/fixtures.mjs';
+import { createFixedEngine, jsonRequestBody } from '../src/lib/fixtures.mjs';
+import { InProcessRequest } from '../src/lib/in-process-request.mjs';
 const handler = createChatHandler({ engine: createFixedEngine(), accessControl: insecureAcceptAnyApiKey() });
 const bytes = Buffer.from(jsonRequestBody);
-// The request is its own connection, as the Node bridge makes it (`createNodeChatRequest`).
-class BenchRequest {
-  method = 'POST'; path = '/chat/completions'; headers = requestHeaders; body = { kind: 'bytes', bytes }; closed = false;
-  get connection() { return this; }
-  onClose() { return () => undefined; }
-  destroy() {}
-}
 async function once() {
-  const r = await handler.handle(new BenchRequest());
+  const r = await handler.handle(new InProcessRequest(bytes));
   if (r.status !== 200) throw new Error(r.body);
 }
 for (let i = 0; i < 20000; i++) await once();

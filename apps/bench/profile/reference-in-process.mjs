@@ -3,7 +3,8 @@
 // taskset -c 0 node [--cpu-prof --cpu-prof-dir=/tmp/prof] apps/bench/profile/reference-in-process.mjs [reference-only]
 import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
-import { createFixedEngine, jsonRequestBody, requestHeaders } from '../src/lib/fixtures.mjs';
+import { createFixedEngine, jsonRequestBody } from '../src/lib/fixtures.mjs';
+import { InProcessRequest } from '../src/lib/in-process-request.mjs';
 
 const handlers = {
   reference: createChatHandler({ engine: createReferenceEngine(), accessControl: insecureAcceptAnyApiKey() }),
@@ -11,15 +12,8 @@ const handlers = {
 };
 if (process.argv[2] === 'reference-only') delete handlers.fixed;
 const bytes = Buffer.from(jsonRequestBody);
-// The request is its own connection, as the Node bridge makes it (`createNodeChatRequest`).
-class BenchRequest {
-  method = 'POST'; path = '/chat/completions'; headers = requestHeaders; body = { kind: 'bytes', bytes }; closed = false;
-  get connection() { return this; }
-  onClose() { return () => undefined; }
-  destroy() {}
-}
 async function once(handler) {
-  const response = await handler.handle(new BenchRequest());
+  const response = await handler.handle(new InProcessRequest(bytes));
   if (response.status !== 200) throw new Error(response.body);
 }
 for (const handler of Object.values(handlers)) for (let i = 0; i < 3000; i++) await once(handler);

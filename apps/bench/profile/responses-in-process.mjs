@@ -4,7 +4,8 @@
 // measures one side alone, for a profile:
 // node --cpu-prof --cpu-prof-dir=/tmp/prof apps/bench/profile/responses-in-process.mjs responses
 import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
-import { createFixedEngine, requestHeaders, requestObject } from '../src/lib/fixtures.mjs';
+import { createFixedEngine, requestObject } from '../src/lib/fixtures.mjs';
+import { InProcessRequest } from '../src/lib/in-process-request.mjs';
 
 const handler = createChatHandler({ engine: createFixedEngine(), accessControl: insecureAcceptAnyApiKey() });
 const encode = (value) => Buffer.from(JSON.stringify(value));
@@ -23,17 +24,9 @@ const sides = {
     }),
   },
 };
-// The request is its own connection, as the Node bridge makes it (`createNodeChatRequest`).
-class BenchRequest {
-  method = 'POST'; headers = requestHeaders; closed = false;
-  constructor({ path, bytes }) { this.path = path; this.body = { kind: 'bytes', bytes }; }
-  get connection() { return this; }
-  onClose() { return () => undefined; }
-  destroy() {}
-}
 async function run(side, count) {
   for (let index = 0; index < count; index++) {
-    const response = await handler.handle(new BenchRequest(side));
+    const response = await handler.handle(new InProcessRequest(side.bytes, side.path));
     if (response.status !== 200) throw new Error(`${side.path}: ${response.status} ${response.body}`);
   }
 }

@@ -10,7 +10,8 @@ import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
 import { createParser } from 'eventsource-parser';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
-import { createFixedEngine, jsonRequestBody, requestHeaders, streamRequestBody } from '../lib/fixtures.mjs';
+import { createFixedEngine, jsonRequestBody, streamRequestBody } from '../lib/fixtures.mjs';
+import { InProcessRequest } from '../lib/in-process-request.mjs';
 import { median } from '../lib/stats.mjs';
 
 const rounds = Number(process.env.GUARD_ROUNDS ?? 9);
@@ -57,24 +58,6 @@ function expectEqual(expected) {
   return (name, value) => {
     if (value !== expected) throw new Error(`${name} gave ${value}, expected ${expected}`);
   };
-}
-
-/** A request as the Node bridge makes it: a class instance that is its own connection. */
-class GuardRequest {
-  method = 'POST';
-  path = '/chat/completions';
-  headers = requestHeaders;
-  closed = false;
-  constructor(bytes) {
-    this.body = { kind: 'bytes', bytes };
-  }
-  get connection() {
-    return this;
-  }
-  onClose() {
-    return () => undefined;
-  }
-  destroy() {}
 }
 
 const textDecoder = new TextDecoder();
@@ -139,7 +122,7 @@ const groups = {
       }
       return length / work > 500;
     };
-    return compare({ core: run((requestBytes) => handler.handle(new GuardRequest(requestBytes))), reference: run(reference), work, check: expectEqual(true) });
+    return compare({ core: run((requestBytes) => handler.handle(new InProcessRequest(requestBytes))), reference: run(reference), work, check: expectEqual(true) });
   },
 
   /** A streamed answer (200 chunks), every frame pulled: `handler.handle()` against an async generator with JSON.stringify per chunk. */
@@ -171,7 +154,7 @@ const groups = {
     const core = async () => {
       let frames = 0;
       for (let index = 0; index < work; index++) {
-        const response = await handler.handle(new GuardRequest(bytes));
+        const response = await handler.handle(new InProcessRequest(bytes));
         if (!('events' in response)) throw new Error(response.body);
         frames += await countFrames(response.events);
       }
@@ -250,30 +233,39 @@ const groups = {
   },
 };
 
-groups.responsesDelta = async function responsesDeltaGroup() {
-  // The Responses event encoder per text delta against the chat frame encoder per content chunk
-  // (target: within 1.5×), in the steady state of a long stream, as the `encoder` group: what
-  // a stream opens and closes with is in `responsesStream`.
+/**
+ * The deltas of one long stream for both encoders (each side gets what an engine made: the chat
+ * encoder the event's text, the Responses one the event) and the Responses side's run over them,
+ * which gives its frame count and its encoder (whose items hold the text it kept).
+ */
+function longStreamDeltas() {
   const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
   const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
-  // Both sides get what an engine made: the chat encoder takes the event's text, this one the event.
   const events = texts.map((text) => ({ type: 'content', text }));
   const work = 200_000;
   const request = validateCreateResponse({ model: 'quantum-flash', input: 'Hi', stream: true });
-  const core = () => {
+  const responses = () => {
     const shell = createResponseShell(request, { id: generateRandomResponseId('response'), createdAt: 1_767_225_600, model: request.model });
     const encoder = createResponseEventEncoder(shell, { generateId: generateRandomResponseId, showReasoning: false, showLogprobs: false });
     let frames = 0;
     for (let index = 0; index < work; index++) if (encoder.encode(events[index % events.length]).length > 0) frames++;
-    return frames;
+    return { frames, encoder };
   };
+  return { envelope, events, work, responses };
+}
+
+groups.responsesDelta = async function responsesDeltaGroup() {
+  // The Responses event encoder per text delta against the chat frame encoder per content chunk
+  // (target: within 1.5×), in the steady state of a long stream, as the `encoder` group: what
+  // a stream opens and closes with is in `responsesStream`.
+  const { envelope, events, work, responses } = longStreamDeltas();
   const reference = () => {
     const encoder = createStreamFrameEncoder('quantum', envelope);
     let frames = 0;
     for (let index = 0; index < work; index++) if (encoder.content(events[index % events.length].text).length > 0) frames++;
     return frames;
   };
-  return compare({ core, reference, work, check: expectEqual(work) });
+  return compare({ core: () => responses().frames, reference, work, check: expectEqual(work) });
 };
 
 groups.responsesDeltaSameWork = async function responsesDeltaSameWorkGroup() {
@@ -281,16 +273,9 @@ groups.responsesDeltaSameWork = async function responsesDeltaSameWorkGroup() {
   // (the run's progress appends each delta, to settle usage if the stream stops early), while
   // the Responses encoder keeps it for its `.done` events and the settlement both. The chat
   // side appends as `RunProgress.observe` does.
-  const envelope = { id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', created: 1_767_225_600, model: 'quantum-flash' };
-  const texts = cutText('Server-sent events are plain HTTP: one long response, café, 東京 and "quotes". '.repeat(40), 4);
-  const events = texts.map((text) => ({ type: 'content', text }));
-  const work = 200_000;
-  const request = validateCreateResponse({ model: 'quantum-flash', input: 'Hi', stream: true });
+  const { envelope, events, work, responses } = longStreamDeltas();
   const core = () => {
-    const shell = createResponseShell(request, { id: generateRandomResponseId('response'), createdAt: 1_767_225_600, model: request.model });
-    const encoder = createResponseEventEncoder(shell, { generateId: generateRandomResponseId, showReasoning: false, showLogprobs: false });
-    let frames = 0;
-    for (let index = 0; index < work; index++) if (encoder.encode(events[index % events.length]).length > 0) frames++;
+    const { frames, encoder } = responses();
     return frames + encoder.items()[0].content[0].text.length;
   };
   const reference = () => {

@@ -2,12 +2,12 @@
 // stand-in upstream, against calling that upstream directly. Latency at a fixed request rate,
 // and the chunk rate of long streams.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { procCpuSeconds, startChild } from '../lib/child.mjs';
+import { listeningPort, stopServer } from '../lib/cli-server.mjs';
 import { requestObject } from '../lib/fixtures.mjs';
 import { pinned } from '../lib/options.mjs';
 import { runPaired } from '../lib/paired.mjs';
@@ -45,23 +45,8 @@ export async function startReadyServer(upstreamPort, directory, { nodeFlags = []
   const flags = process.env.BENCH_RELAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const { command, args } = pinned('server', process.execPath, [...flags, ...nodeFlags, cli, 'serve', '--config', configPath]);
   const child = spawn(command, args, { cwd: directory, stdio: ['ignore', log, log], env: { ...process.env, ...env } });
-  let port;
-  for (let attempt = 0; attempt < 300 && port === undefined; attempt++) {
-    await sleep(100);
-    port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(readFileSync(logPath, 'utf8'))?.[1];
-    if (child.exitCode !== null) throw new Error(`the ready server exited: ${readFileSync(logPath, 'utf8').slice(-2000)}`);
-  }
-  if (port === undefined) throw new Error('the ready server did not start');
-  return {
-    pid: child.pid,
-    port: Number(port),
-    key,
-    async stop() {
-      child.kill('SIGINT');
-      await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(15_000)]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
-  };
+  const port = await listeningPort(child, logPath);
+  return { pid: child.pid, port, key, stop: () => stopServer(child) };
 }
 
 export async function runRelaySuite({ load, protocol, quick, log }) {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { procRssBytes, startChild } from '../lib/child.mjs';
+import { listeningPort, stopServer } from '../lib/cli-server.mjs';
 import { memoryProbeFlags, probeMemory } from '../lib/memory.mjs';
 import { pinned } from '../lib/options.mjs';
 import { median, range } from '../lib/stats.mjs';
@@ -30,24 +31,9 @@ async function startCli(cliPath, directory, probeFile) {
   // No config, no QUANTUM_CHAT_* or HOST/PORT from this shell: the embedded defaults.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(QUANTUM_CHAT_|HOST$|PORT$|REDIS_URL$|OTEL_)/.test(name)));
   const child = spawn(command, args, { cwd: directory, stdio: ['ignore', openSync(logPath, 'w'), openSync(errPath, 'w')], env: { ...env, BENCH_MEMORY_PROBE_FILE: probeFile } });
-  let port;
-  for (let attempt = 0; attempt < 300 && port === undefined; attempt++) {
-    await sleep(100);
-    port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(readFileSync(logPath, 'utf8'))?.[1];
-    if (child.exitCode !== null) throw new Error(`the ready server exited: ${readFileSync(errPath, 'utf8').slice(-2000)}`);
-  }
-  if (port === undefined) throw new Error('the ready server did not start');
+  const port = await listeningPort(child, logPath, errPath);
   const key = /qc_test_[A-Za-z0-9]+/.exec(readFileSync(errPath, 'utf8'))?.[0];
-  return {
-    pid: child.pid,
-    port: Number(port),
-    key,
-    async stop() {
-      child.kill('SIGINT');
-      await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(15_000)]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
-  };
+  return { pid: child.pid, port, key, stop: () => stopServer(child) };
 }
 
 /** One chat completion with the starter (test) key: the reference engine answers it. */
