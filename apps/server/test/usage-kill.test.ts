@@ -151,6 +151,26 @@ function dayAgainstLedger(rows: UsageRecord[], inFlight: number) {
 
 const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low + 1));
 
+/**
+ * PostgreSQL with its own commit settings (each commit waits for its WAL flush), as in
+ * production, and `instances` servers on it; one organisation with a day far off but counted:
+ * every request reserves it, and its settle corrects it.
+ */
+async function startBilledOnPostgres(instances: number, logLevel: string) {
+  const pg = await startPostgresServer({ flushedCommits: true });
+  onTestFinished(() => pg.stop());
+  const databaseUrl = await pg.createDatabase();
+  const store = createPostgresStore(databaseUrl);
+  onTestFinished(() => store.close());
+  await store.migrate();
+  await store.createOrganisation({ name: 'billed', plan: 'elite', limits: { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: 1e12 } });
+  const { key } = await issueApiKey(store, { organisation: 'billed', kind: 'live' });
+  const config = { store: { abandonedAfterMs: 1500, usageFlushIntervalMs: 100 }, reference: { tokensPerSecond: 2000 } };
+  const servers = await Promise.all(Array.from({ length: instances }, () => startServerProcess(config, { DATABASE_URL: databaseUrl, LOG_LEVEL: logLevel })));
+  for (const server of servers) onTestFinished(() => server.dispose());
+  return { pg, store, key, servers };
+}
+
 describe('usage is durable before the answer: SIGKILL under load', { timeout: 240_000 }, () => {
   it('should lose no row of an answered request: one instance on SQLite, three kills at random points', async () => {
     const root = mkdtempSync(join(tmpdir(), 'quantum-chat-kill-'));
@@ -193,20 +213,7 @@ describe('usage is durable before the answer: SIGKILL under load', { timeout: 24
   });
 
   it.skipIf(!postgresAvailable)('should lose no row of an answered request nor any of the day: three instances on PostgreSQL, one killed at a random point', async () => {
-    // PostgreSQL's own commit settings (each commit waits for its WAL flush), as in production:
-    // the day's reservations are committed without waiting for theirs (flushed by the settles).
-    const pg = await startPostgresServer({ flushedCommits: true });
-    onTestFinished(() => pg.stop());
-    const databaseUrl = await pg.createDatabase();
-    const store = createPostgresStore(databaseUrl);
-    onTestFinished(() => store.close());
-    await store.migrate();
-    // A day far off but counted: every request reserves it, and its settle corrects it.
-    await store.createOrganisation({ name: 'billed', plan: 'elite', limits: { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: 1e12 } });
-    const { key } = await issueApiKey(store, { organisation: 'billed', kind: 'live' });
-    const config = { store: { abandonedAfterMs: 1500, usageFlushIntervalMs: 100 }, reference: { tokensPerSecond: 2000 } };
-    const servers = await Promise.all([0, 1, 2].map(() => startServerProcess(config, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' })));
-    for (const server of servers) onTestFinished(() => server.dispose());
+    const { store, key, servers } = await startBilledOnPostgres(3, 'warn');
 
     const live = new Set([0, 1, 2]);
     const total = 300;
@@ -245,17 +252,7 @@ describe('usage is durable before the answer: SIGKILL under load', { timeout: 24
   });
 
   it.skipIf(!postgresAvailable)('should lose no row of an answered request when PostgreSQL itself crashes under load, and of the day at most the reservations in flight', async () => {
-    const pg = await startPostgresServer({ flushedCommits: true });
-    onTestFinished(() => pg.stop());
-    const databaseUrl = await pg.createDatabase();
-    const store = createPostgresStore(databaseUrl);
-    onTestFinished(() => store.close());
-    await store.migrate();
-    await store.createOrganisation({ name: 'billed', plan: 'elite', limits: { requestsPerMinute: null, tokensPerMinute: null, tokensPerDay: 1e12 } });
-    const { key } = await issueApiKey(store, { organisation: 'billed', kind: 'live' });
-    const config = { store: { abandonedAfterMs: 1500, usageFlushIntervalMs: 100 }, reference: { tokensPerSecond: 2000 } };
-    const servers = await Promise.all([0, 1].map(() => startServerProcess(config, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'error' })));
-    for (const server of servers) onTestFinished(() => server.dispose());
+    const { pg, store, key, servers } = await startBilledOnPostgres(2, 'error');
 
     const concurrency = 6;
     const total = 300;
