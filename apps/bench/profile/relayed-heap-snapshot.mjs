@@ -1,6 +1,7 @@
 // What a waiting relayed stream holds in the ready server: heap snapshots (node's
 // --heapsnapshot-signal) before and with N streams held at a stand-in upstream that withholds
 // their first token, and the difference per stream by object kind, largest first.
+// Then the new objects by what retains them (see heap-retainers.mjs).
 // `node apps/bench/profile/relayed-heap-snapshot.mjs [streams=1000] [rows=30]` (server built).
 import { readdirSync, readFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startChild } from '../src/lib/child.mjs';
+import { newObjectsByRetainer } from './heap-retainers.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
 import { startLoad } from '../src/lib/servers.mjs';
 import { startReadyServer } from '../src/suites/relay-suite.mjs';
@@ -86,9 +88,11 @@ try {
   await waitFor(async () => (await load.call('idleFinished')).finished >= 100, 'warm-up streams ended');
   await load.call('idleClose');
   await sleep(1000);
-  const before = summarise(await snapshot(ready.pid, directory));
+  const beforePath = await snapshot(ready.pid, directory);
+  const before = summarise(beforePath);
   await hold(streams);
-  const held = summarise(await snapshot(ready.pid, directory));
+  const heldPath = await snapshot(ready.pid, directory);
+  const held = summarise(heldPath);
   const diff = [...held].map(([key, kind]) => {
     const was = before.get(key) ?? { size: 0, count: 0 };
     return { key, bytes: (kind.size - was.size) / streams, count: (kind.count - was.count) / streams };
@@ -97,6 +101,9 @@ try {
   const total = diff.reduce((sum, row) => sum + row.bytes, 0);
   console.log(`Heap per held relayed stream (${streams} held): ${(total / 1024).toFixed(1)} KiB in all (self sizes)`);
   for (const row of diff.slice(0, rows)) console.log(`${row.bytes.toFixed(0).padStart(7)} B ${row.count.toFixed(2).padStart(7)} × ${row.key}`);
+  console.log('\nNew objects per held stream by retainer (kind  ←  retainer .edge):');
+  const retained = [...newObjectsByRetainer(beforePath, heldPath)].sort((a, b) => b[1].size - a[1].size);
+  for (const [key, kind] of retained.slice(0, rows)) console.log(`${(kind.size / streams).toFixed(0).padStart(7)} B ${(kind.count / streams).toFixed(2).padStart(7)} × ${key}`);
 } finally {
   await upstream.call('release').catch(() => undefined);
   await load.call('idleClose').catch(() => undefined);

@@ -89,36 +89,7 @@ export function createDeploymentPool<T extends PooledDeployment>(deployments: re
   function lease(slot: Slot<T>, at: number): DeploymentLease<T> {
     slot.inFlight++;
     slot.breaker?.started(at);
-    let ended = false;
-    const end = (report: () => void) => {
-      if (ended) return;
-      ended = true;
-      slot.inFlight--;
-      report();
-    };
-    let judged = false;
-    const verdict: DeploymentVerdict = {
-      failed(retryAfterMs, how) {
-        if (judged) return;
-        judged = true;
-        slot.breaker?.failed(now(), retryAfterMs, how);
-      },
-      released() {
-        if (judged) return;
-        judged = true;
-        slot.breaker?.released();
-      },
-    };
-    return {
-      deployment: slot.deployment,
-      succeeded: () => end(() => slot.breaker?.succeeded()),
-      failed: (retryAfterMs, how) => end(() => verdict.failed(retryAfterMs, how)),
-      released: () => end(() => verdict.released()),
-      withheld() {
-        end(() => undefined);
-        return verdict;
-      },
-    };
+    return new SlotLease(slot, now);
   }
 
   return {
@@ -155,4 +126,61 @@ export function createDeploymentPool<T extends PooledDeployment>(deployments: re
       return { inFlight: slot.inFlight, state: slot.breaker?.state(now()) ?? 'closed' };
     },
   };
+}
+
+/**
+ * One request's hold on a deployment, ended once, its failure judged once. A class: a waiting
+ * stream holds one object, not a lease and a verdict of closures (about 0.7 KiB); a withheld
+ * verdict is made only on the failure that needs it.
+ */
+class SlotLease<T> implements DeploymentLease<T> {
+  readonly deployment: T;
+  readonly #slot: Slot<T>;
+  readonly #now: () => number;
+  #ended = false;
+  #judged = false;
+  #verdict: DeploymentVerdict | undefined = undefined;
+
+  constructor(slot: Slot<T>, now: () => number) {
+    this.deployment = slot.deployment;
+    this.#slot = slot;
+    this.#now = now;
+  }
+
+  /** Ends the lease (once): false when it had ended already. */
+  #end(): boolean {
+    if (this.#ended) return false;
+    this.#ended = true;
+    this.#slot.inFlight--;
+    return true;
+  }
+
+  #judgeFailed(retryAfterMs?: number, how?: FailureWeight): void {
+    if (this.#judged) return;
+    this.#judged = true;
+    this.#slot.breaker?.failed(this.#now(), retryAfterMs, how);
+  }
+
+  #judgeReleased(): void {
+    if (this.#judged) return;
+    this.#judged = true;
+    this.#slot.breaker?.released();
+  }
+
+  succeeded(): void {
+    if (this.#end()) this.#slot.breaker?.succeeded();
+  }
+
+  failed(retryAfterMs?: number, how?: FailureWeight): void {
+    if (this.#end()) this.#judgeFailed(retryAfterMs, how);
+  }
+
+  released(): void {
+    if (this.#end()) this.#judgeReleased();
+  }
+
+  withheld(): DeploymentVerdict {
+    this.#end();
+    return (this.#verdict ??= { failed: (retryAfterMs, how) => this.#judgeFailed(retryAfterMs, how), released: () => this.#judgeReleased() });
+  }
 }

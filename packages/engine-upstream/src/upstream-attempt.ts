@@ -2,9 +2,9 @@ import { QuantumChatError, type ChatEngineContext, type ChatEngineEvent, type Ch
 import type { SseEvent } from '@quantum-chat/core/sse';
 import { readErrorPayload, type WireUsage } from '@quantum-chat/core/dialect';
 import { countApproximateTokens } from './approximate-tokens.js';
-import { createDeadline, type Deadline } from './create-deadline.js';
+import { Deadline } from './deadline.js';
 import { readCappedText } from './read-capped-body.js';
-import { readUpstreamEvents } from './read-upstream-events.js';
+import { readUpstreamEvents, type WaitHooks } from './read-upstream-events.js';
 import { relayBudgetCharacters } from './relay-budget.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
 import { createUpstreamResponsesMapper } from './upstream-responses-mapper.js';
@@ -49,9 +49,10 @@ export type UpstreamAnswer = { whole: Iterable<ChatEngineEvent>; stream?: undefi
 /**
  * One try of a request on one deployment: its abort controller (the client's abort forwarded),
  * its first-token and idle timers, its mapper of upstream chunks, and what became of it. The
- * engine's `generate` relays the events; everything else of the attempt is here.
+ * engine's `generate` relays the events; everything else of the attempt is here. One object
+ * holding its state, its own reader's hooks included: a waiting stream keeps no closures of it.
  */
-export class UpstreamAttempt {
+export class UpstreamAttempt implements WaitHooks {
   readonly target: Target;
   /** The deployment's HTTP status, once it answered. */
   status: number | undefined;
@@ -72,8 +73,11 @@ export class UpstreamAttempt {
   readonly #upstream = new AbortController();
   readonly #forwardAbort: () => void;
   readonly #deadline: Deadline;
-  readonly #mapper: UpstreamChunkMapper;
-  readonly #headers: Record<string, string>;
+  readonly #countPrompt: () => number;
+  /** Made at the first upstream event (see `#mapper`). */
+  #madeMapper: UpstreamChunkMapper | undefined = undefined;
+  /** Until sent: then only the watcher, if any, keeps them. */
+  #headers: Record<string, string> | undefined;
   readonly #watch: ((outcome: UpstreamRequestEnd) => void) | undefined;
 
   constructor(settings: AttemptSettings, target: Target, request: ChatEngineRequest, context: ChatEngineContext, countPrompt: () => number) {
@@ -83,20 +87,10 @@ export class UpstreamAttempt {
     this.#context = context;
     this.#forwardAbort = () => this.#upstream.abort(context.signal.reason);
     context.signal.addEventListener('abort', this.#forwardAbort, { once: true });
-    this.#deadline = createDeadline(this.#upstream);
+    this.#deadline = new Deadline(this.#upstream);
+    this.#countPrompt = countPrompt;
     // The Responses wire keeps its stream: its JSON answer is read only from runtimes that ignore `stream`.
     this.#whole = context.stream === false && target.api === 'chat';
-    // The same bounds whichever API the deployment speaks: only the reading of its wire differs.
-    this.#mapper = (target.api === 'responses' ? createUpstreamResponsesMapper : createUpstreamChunkMapper)({
-      showReasoning: settings.reasoningMode === 'keep' || (settings.reasoningMode === 'auto' && request.reasoning),
-      countTokens: countApproximateTokens,
-      countPromptTokens: countPrompt,
-      maxTokens: request.maxTokens,
-      relayBudget: relayBudgetCharacters(request.maxTokens),
-      maxToolArgumentsLength: settings.limits.maxToolArgumentsLength,
-      onUsageReplaced: (reasons, reported, used) =>
-        settings.reportUsageReplaced({ requestId: context.requestId, model: target.model, reported: reportedCounts(reported), used, reasons }),
-    });
     this.#headers = {
       'content-type': 'application/json',
       accept: this.#whole ? 'application/json' : 'text/event-stream',
@@ -105,16 +99,46 @@ export class UpstreamAttempt {
       'x-request-id': context.requestId,
     };
     this.#watch = watchUpstreamRequest(settings.options, { url: target.url, model: target.model, requestId: context.requestId, headers: this.#headers });
-    if (this.#whole) this.#deadline.arm(settings.answerTimeoutMs, () => answerTimeout(settings.answerTimeoutMs));
-    else this.#deadline.arm(settings.firstTokenTimeoutMs, () => firstTokenTimeout(settings.firstTokenTimeoutMs));
+    if (this.#whole) this.#deadline.arm(settings.answerTimeoutMs, answerTimeout);
+    else this.#deadline.arm(settings.firstTokenTimeoutMs, firstTokenTimeout);
+  }
+
+  /**
+   * The mapper of the deployment's events, made when the first one is read: a stream waiting
+   * for its first token holds none (its closures were about 1.5 KiB of every waiting stream).
+   * The same bounds whichever API the deployment speaks: only the reading of its wire differs.
+   */
+  #mapper(): UpstreamChunkMapper {
+    if (this.#madeMapper !== undefined) return this.#madeMapper;
+    const settings = this.#settings;
+    const request = this.#request;
+    const requestId = this.#context.requestId;
+    const model = this.target.model;
+    this.#madeMapper = (this.target.api === 'responses' ? createUpstreamResponsesMapper : createUpstreamChunkMapper)({
+      showReasoning: settings.reasoningMode === 'keep' || (settings.reasoningMode === 'auto' && request.reasoning),
+      countTokens: countApproximateTokens,
+      countPromptTokens: this.#countPrompt,
+      maxTokens: request.maxTokens,
+      relayBudget: relayBudgetCharacters(request.maxTokens),
+      maxToolArgumentsLength: settings.limits.maxToolArgumentsLength,
+      onUsageReplaced: (reasons, reported, used) => settings.reportUsageReplaced({ requestId, model, reported: reportedCounts(reported), used, reasons }),
+    });
+    return this.#madeMapper;
+  }
+
+  /** Whether an answer's first token came (false while no event was read). */
+  #started(): boolean {
+    return this.#madeMapper?.started() === true;
   }
 
   /** Sends the request; a refusal becomes the failure its status means. */
   async send(): Promise<UpstreamAnswer> {
     const target = this.target;
     const { limits, passThrough } = this.#settings;
+    const headers = this.#headers!;
+    this.#headers = undefined;
     const response = await target.send({
-      headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...this.#headers } : this.#headers,
+      headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}`, ...headers } : headers,
       body: JSON.stringify(
         target.api === 'responses' ? toUpstreamResponsesBody(this.#request, target.model, passThrough) : toUpstreamRequestBody(this.#request, target.model, passThrough, !this.#whole),
       ),
@@ -131,56 +155,62 @@ export class UpstreamAttempt {
       const text = await readCappedText(response.body(), limits.maxResponseBytes);
       // The body was read to its end: nothing is left to abort, the connection goes back to the pool.
       this.#done = true;
-      return { whole: readWhole(text, this.#mapper) };
+      return { whole: readWhole(text, this.#mapper()) };
     }
     const body = contentType === '' || contentType.includes('event-stream') ? response.body() : null;
     if (body === null) throw new QuantumChatError('upstream_error', `The model server answered with '${contentType.slice(0, 100)}', not an event stream.`);
     if (this.#whole) {
       // Asked for JSON, it streams anyway: its tokens are timed as any stream's, from when it was asked.
       const firstTokenTimeoutMs = this.#settings.firstTokenTimeoutMs;
-      this.#deadline.arm(Math.max(1, firstTokenTimeoutMs - (performance.now() - this.#sentAt)), () => firstTokenTimeout(firstTokenTimeoutMs));
+      this.#deadline.arm(Math.max(1, firstTokenTimeoutMs - (performance.now() - this.#sentAt)), firstTokenTimeout, firstTokenTimeoutMs);
     }
     return { stream: this.#events(body) };
   }
 
   #events(body: Parameters<typeof readUpstreamEvents>[0]): AsyncIterable<SseEvent[]> {
-    const { idleTimeoutMs } = this.#settings;
-    const hooks = {
-      // Before the first token only the first-token timer runs; after it, the idle timer.
-      waitStarted: () => {
-        if (this.#mapper.started()) this.#deadline.arm(idleTimeoutMs, () => idleTimeout(idleTimeoutMs));
-      },
-      eventsArrived: () => {
-        if (this.#mapper.started()) this.#deadline.clear();
-      },
-      drainOnExit: () => this.#done,
-    };
-    return readUpstreamEvents(body, hooks, this.#settings.limits);
+    return readUpstreamEvents(body, this, this.#settings.limits);
+  }
+
+  /** Before the first token only the first-token timer runs; after it, the idle timer (`WaitHooks`). */
+  waitStarted(): void {
+    if (this.#started()) this.#deadline.arm(this.#settings.idleTimeoutMs, idleTimeout);
+  }
+
+  /** `WaitHooks`: events came, the wait is over. */
+  eventsArrived(): void {
+    if (this.#started()) this.#deadline.clear();
+  }
+
+  /** `WaitHooks`: the answer is complete, so its body is drained for the connection's reuse. */
+  drainOnExit(): boolean {
+    return this.#done;
   }
 
   /** The events of one upstream event; undefined once the answer is complete (`[DONE]`): nothing more is read. */
   read(event: SseEvent): readonly ChatEngineEvent[] | undefined {
-    const wasStarted = this.#mapper.started();
-    const mapped = this.#mapper.read(event);
-    if (this.#mapper.done()) {
+    const mapper = this.#mapper();
+    const wasStarted = mapper.started();
+    const mapped = mapper.read(event);
+    if (mapper.done()) {
       // The answer is complete: a client leaving now must not destroy a reusable connection.
       this.#done = true;
       this.#context.signal.removeEventListener('abort', this.#forwardAbort);
       return undefined;
     }
-    if (!wasStarted && this.#mapper.started()) this.#deadline.clear();
+    if (!wasStarted && mapper.started()) this.#deadline.clear();
     return mapped;
   }
 
   /** Past `max_tokens` by our count (with a margin): the rest is not read, the answer ends with `length`. */
   cut(): boolean {
-    return this.#mapper.cut();
+    return this.#madeMapper?.cut() === true;
   }
 
   /** The last events of a stream; a stream that stopped before finishing its answer is a failure. */
   end(): readonly ChatEngineEvent[] {
-    if (!this.#done && !this.#mapper.cut() && !this.#mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
-    return this.#mapper.end();
+    const mapper = this.#mapper();
+    if (!this.#done && !mapper.cut() && !mapper.finished()) throw new QuantumChatError('upstream_error', 'The model server ended the stream without finishing the answer.');
+    return mapper.end();
   }
 
   /** Notes an event handed to our caller, and returns it. */

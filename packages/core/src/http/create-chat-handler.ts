@@ -4,6 +4,7 @@ import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/sign
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
 import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
+import { engineRequestOf } from '../engine/engine-request-of.js';
 import { measurePromptOf } from '../engine/measured-prompt.js';
 import { selectPassedThrough } from '../engine/pass-through-policy.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
@@ -232,7 +233,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     wire: RunWire,
   ): Promise<{ settings: RunSettings; headers: Record<string, string>; engineRequest: ChatEngineRequest }> {
     const engine = principal.kind === 'test' && options.testEngine ? options.testEngine : model.engine;
-    const engineRequest: ChatEngineRequest = { ...baseRequest, reasoning: model.reasoning };
+    const engineRequest = engineRequestOf(baseRequest, model.reasoning);
     // The unknown fields the engine forwards are not "ignored"; the rest are named in a header.
     const passedThrough = selectPassedThrough(engine.passThrough, fields.unknownFields);
     if (passedThrough !== undefined) engineRequest.extraFields = passedThrough;

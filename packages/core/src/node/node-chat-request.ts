@@ -52,7 +52,8 @@ class NodeChatRequest implements ChatHttpRequest, ClientConnection {
       listener();
       return () => undefined;
     }
-    (this.#listeners ??= []).push(listener);
+    // Copied, not pushed: a pushed array grows to 17 slots, and a request has one or two listeners.
+    this.#listeners = this.#listeners === undefined ? [listener] : [...this.#listeners, listener];
     return () => {
       const index = this.#listeners?.indexOf(listener) ?? -1;
       if (index !== -1) this.#listeners!.splice(index, 1);
