@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -138,4 +139,19 @@ export async function startPostgresServer(options: { flushedCommits?: boolean } 
       }
     },
   };
+}
+
+/**
+ * One cluster for the tests of the enclosing `describe`: started before them, stopped after.
+ * Returns a getter, since the cluster exists only once they run.
+ */
+export function postgresServerForSuite(): () => PostgresServer {
+  let server: PostgresServer | undefined;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => server!;
 }

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryResponseStore } from '@quantum-chat/core/responses';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { createPostgresStore } from '../src/postgres-store/index.js';
 import { createPostgresResponseStore } from '../src/postgres-store/responses.js';
 import { createSqliteStore } from '../src/sqlite-store/index.js';
 import { createSqliteResponseStore } from '../src/sqlite-store/responses.js';
 import type { ServiceStore } from '../src/service-store/index.js';
 import type { SqlResponseStore } from '../src/sql-store/sql-response-store.js';
-import { postgresAvailable, postgresSkipMessage, startPostgresServer, type PostgresServer } from './postgres-server.js';
+import { postgresAvailable, postgresServerForSuite, postgresSkipMessage } from './postgres-server.js';
 import { describeResponseStoreContract } from './response-store-contract.js';
 
 /** A response store sharing a service store's connection; closing it closes both, as the server does. */
@@ -45,21 +45,15 @@ describeResponseStoreContract('createSqliteResponseStore (sharing a createSqlite
 if (!postgresAvailable) console.warn(postgresSkipMessage);
 
 describe.skipIf(!postgresAvailable)('createPostgresResponseStore (a real PostgreSQL server)', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = postgresServerForSuite();
 
   describeResponseStoreContract('createPostgresResponseStore (sharing a createPostgresStore)', {
     open: async (options) => {
-      const store = createPostgresStore(await server.createDatabase());
+      const store = createPostgresStore(await server().createDatabase());
       return closingBoth(createPostgresResponseStore(store, options), store);
     },
     openShared: async (options) => {
-      const url = await server.createDatabase();
+      const url = await server().createDatabase();
       return [createPostgresResponseStore(url, options), createPostgresResponseStore(url, options)];
     },
   });
