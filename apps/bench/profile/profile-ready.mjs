@@ -1,8 +1,9 @@
 // The ready server (bench child: apps/server around an engine, SQLite or PostgreSQL) under
 // autocannon with --cpu-prof: a warm-up, then a measured run; prints the measured run's server
 // CPU per request (by /proc and by profile), by function and by package, warm-up left out.
-// node apps/bench/profile/profile-ready.mjs [fixed|reference] [sqlite|postgres] [warmupSeconds=5] [seconds=10] [ready|bare]
-// (`bare`: the bare Fastify route the ready server is compared with, for its profile side by side).
+// node apps/bench/profile/profile-ready.mjs [fixed|reference] [sqlite|postgres] [warmupSeconds=5] [seconds=10] [ready|bare] [durable|buffered]
+// (`bare`: the bare Fastify route the ready server is compared with, for its profile side by side;
+// `buffered`: usage rows written every 500 ms, the group-commit suite's baseline).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,11 +18,12 @@ import { startLoad, withServerCpu } from '../src/lib/servers.mjs';
 const [engine = 'fixed', store = 'sqlite'] = process.argv.slice(2, 4);
 const [warmupSeconds = 5, seconds = 10] = process.argv.slice(4, 6).map(Number);
 const side = process.argv[6] ?? 'ready';
+const usageWrites = process.argv[7] ?? 'durable';
 const profileDir = mkdtempSync(join(tmpdir(), 'quantum-ready-prof-'));
 const postgres = store === 'postgres' && side === 'ready' ? await startPostgres({ cpu: pinning?.server }) : undefined;
 const server = await startChild(fileURLToPath(new URL('../src/servers/ready-server.mjs', import.meta.url)), {
   role: 'server',
-  args: [side, engine, store],
+  args: [side, engine, store, usageWrites],
   nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
   stdout: 'ignore',
   env: postgres ? { DATABASE_URL: postgres.url } : {},

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,5 +87,23 @@ describe('startSqliteExecutor', () => {
     other.exec('COMMIT');
     await expect(write).resolves.toEqual([{ changes: 1 }]);
     expect((await executor.execute([readAll]))[0]).toEqual([{ id: 1, text: 'after the lock' }]);
+  });
+
+  it('should commit the transactions of one message once: the pages they share are written to the WAL once, not once per call', async () => {
+    const { executor, path } = start();
+    await executor.migrate();
+    await executor.execute([insert(1, 'first')], { transaction: true });
+    const walBytes = () => statSync(`${path}-wal`).size;
+    // One commit of one page: how much a commit adds to the WAL (a frame header and the page).
+    const before = walBytes();
+    await executor.execute([insert(2, 'second')], { transaction: true });
+    const oneCommit = walBytes() - before;
+    expect(oneCommit).toBeGreaterThan(0);
+    const afterOne = walBytes();
+    const writes = Array.from({ length: 20 }, (_, index) => executor.execute([insert(index + 10, `note ${index}`)], { transaction: true }));
+    await Promise.all(writes);
+    // Twenty calls in one message, every one on the same page: one commit's worth, not twenty.
+    expect(walBytes() - afterOne).toBe(oneCommit);
+    expect((await executor.execute([readAll]))[0]).toHaveLength(22);
   });
 });

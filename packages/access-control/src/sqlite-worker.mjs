@@ -15,8 +15,10 @@ const retryDelaysMs = [5, 10, 25, 50, 100];
 
 let db;
 const statements = new Map();
-/** Runs a batch's statements in one IMMEDIATE transaction; made once: `db.transaction` builds five wrappers per call. */
+/** Runs a batch's statements in one IMMEDIATE transaction (a savepoint inside `runsTogether`); made once: `db.transaction` builds five wrappers per call. */
 let inTransaction;
+/** Runs the transactional calls of one message in one transaction (`runTogether`); made once, like `inTransaction`. */
+let runsTogether;
 
 function prepare(sql) {
   let statement = statements.get(sql);
@@ -47,6 +49,8 @@ function runBatch(message) {
   return inTransaction.immediate(message.ops);
 }
 
+const errorReply = (error) => ({ message: String(error?.message ?? error), code: error?.code });
+
 const isBusy = (error) => error?.code === 'SQLITE_BUSY' || error?.code === 'SQLITE_BUSY_SNAPSHOT' || error?.code === 'SQLITE_LOCKED';
 
 const post = (reply) => parentPort.postMessage(reply);
@@ -62,8 +66,31 @@ function attempt(message, tries, answer) {
       setTimeout(() => attempt(message, tries + 1, post), retryDelaysMs[Math.min(tries, retryDelaysMs.length - 1)]);
       return;
     }
-    answer({ id: message.id, error: { message: String(error?.message ?? error), code: error?.code } });
+    answer({ id: message.id, error: errorReply(error) });
   }
+}
+
+/**
+ * Runs the transactional calls of one message in one IMMEDIATE transaction, each call in a
+ * savepoint of its own, and returns their answers once it has committed. Why: each commit
+ * writes every page it changed to the WAL, and the calls of one turn (the day's reservations of
+ * several organisations, the usage rows settling with them) change the same few pages, so one
+ * commit for them all writes each page once. A call that fails rolls back its own savepoint and
+ * is answered alone; if the transaction itself fails (the write lock held by another process, a
+ * failed commit), nothing was written and the caller runs each call on its own.
+ */
+function runTogether(calls) {
+  runsTogether ??= db.transaction((group) =>
+    group.map((call) => {
+      try {
+        return { id: call.id, results: runBatch(call) };
+      } catch (error) {
+        if (isBusy(error)) throw error;
+        return { id: call.id, error: errorReply(error) };
+      }
+    }),
+  );
+  return runsTogether.immediate(calls);
 }
 
 function migrate() {
@@ -101,7 +128,7 @@ function migrateAndAnswer(message, tries, answer) {
     answer({ id: message.id, results: [migrate()] });
   } catch (error) {
     if (isBusy(error) && Date.now() < message.deadline) return void setTimeout(() => migrateAndAnswer(message, tries + 1, post), retryDelaysMs[Math.min(tries, retryDelaysMs.length - 1)]);
-    answer({ id: message.id, error: { message: String(error?.message ?? error), code: error?.code } });
+    answer({ id: message.id, error: errorReply(error) });
   }
 }
 
@@ -120,7 +147,18 @@ parentPort.on('message', (message) => {
   if (!Array.isArray(message)) return handle(message, post);
   const replies = [];
   const collect = (reply) => replies.push(reply);
-  for (const call of message) handle(call, collect);
+  const joinsTransaction = (call) => db !== undefined && call.type === undefined && call.transaction;
+  const together = message.filter(joinsTransaction);
+  let answers;
+  if (together.length >= 2) {
+    try {
+      answers = runTogether(together);
+    } catch {
+      // Rolled back whole: each call runs on its own below, with its own retries on another process's lock.
+    }
+  }
+  for (const call of message) if (answers === undefined || !joinsTransaction(call)) handle(call, collect);
+  if (answers !== undefined) replies.push(...answers);
   // Always answered, even empty: the server sends its next message once this one is answered.
   post(replies);
 });

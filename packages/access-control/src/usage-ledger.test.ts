@@ -102,7 +102,8 @@ describe('createUsageLedger, durable (group commit)', () => {
 
   it('should hold at most maxWritesInFlight writes in the store; rows settling meanwhile wait, then go together', async () => {
     const { inner, flaky, ledger } = open({ durable: true, maxWritesInFlight: 2 });
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    // A durable write leaves in the turn after the one its rows settled in.
+    const turn = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
     flaky.set('hung');
     const hung = [ledger.begin(base('first')).settle(done)];
     await turn();
@@ -117,6 +118,19 @@ describe('createUsageLedger, durable (group commit)', () => {
     expect(ledger.pending).toBe(12);
     for (const settle of [...hung, ...later]) void settle.catch(() => undefined);
     expect((await inner.listUsage({ organisation: 'acme' })).length).toBe(0);
+  });
+
+  it('should keep one write in the store by default: rows settling while it is there wait for it', async () => {
+    const { flaky, ledger } = open({ durable: true });
+    const turn = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    flaky.set('hung');
+    const first = ledger.begin(base('first')).settle(done);
+    await turn();
+    const later = Array.from({ length: 10 }, (_, index) => ledger.begin(base(`later${index}`)).settle(done));
+    await turn();
+    expect(flaky.calls.writeUsage).toBe(1);
+    expect(ledger.pending).toBe(11);
+    for (const settle of [first, ...later]) void settle.catch(() => undefined);
   });
 
   it('should refuse a settle whose row the store did not take in time, keep the row, and write it once the store is back', async () => {

@@ -24,7 +24,12 @@ export interface UsageLedgerOptions {
   abandonedAfterMs?: number;
   /** The most rows in one write; 1,000 by default. */
   maxBatch?: number;
-  /** The most writes in the store at once (rows settling meanwhile wait and go together); 2 by default: one being written, the next one queued behind it. */
+  /**
+   * The most writes in the store at once (rows settling meanwhile wait and go together); 1 by
+   * default. Why one: with two, a write started as soon as the first few rows settled, and the
+   * rest of the wave went in a second one (groups of 3 and 48 at 50 connections on PostgreSQL);
+   * with one, they wait for the write in the store and share the next.
+   */
   maxWritesInFlight?: number;
   now?: () => number;
   /** Reporting only: a write that failed (it is retried). */
@@ -135,6 +140,17 @@ function settledRow(record: UsageRecord, final: FinalUsage): UsageRecord {
   return row;
 }
 
+/**
+ * Runs `callback` in the check phase of the next turn of the event loop, not this one's. Why: a
+ * durable write then gathers the rows settling over two turns, and (queued ahead of the next
+ * turn's other store calls) it travels in the same message to the SQLite worker as the day's
+ * reservations made in that turn, sharing their commit. Under load this cut the messages by
+ * about 40 % and made groups about a third larger; when idle it costs a turn, microseconds.
+ */
+function afterNextTurn(callback: () => void): void {
+  setImmediate(() => setImmediate(callback));
+}
+
 function notRecordedError(cause?: unknown): QuantumChatError {
   return new QuantumChatError('store_unavailable', 'The usage of this request could not be recorded in time, so its answer is withheld; retry the request shortly.', {
     ...(cause !== undefined ? { cause } : {}),
@@ -165,7 +181,7 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   const maxBuffered = options.maxBufferedRecords ?? 100_000;
   const abandonedAfterMs = options.abandonedAfterMs ?? 30_000;
   const maxBatch = options.maxBatch ?? 1000;
-  const maxWritesInFlight = options.maxWritesInFlight ?? 2;
+  const maxWritesInFlight = options.maxWritesInFlight ?? 1;
   // Insertion-ordered: the oldest settled rows go first, and are dropped first when full.
   const settled = new Map<string, UsageRecord>();
   // Insertion-ordered too, so the first one has the earliest deadline.
@@ -233,8 +249,8 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
 
   /**
    * One write of every settled row no other write holds (and, from the timer, of the running
-   * requests' progress). Up to `maxWritesInFlight` run at once: the store never waits for this
-   * process to notice that the previous one ended. Never rejects: a failed write's rows stay.
+   * requests' progress). Up to `maxWritesInFlight` run at once. Never rejects: a failed write's
+   * rows stay.
    */
   function startWrite(withProgress: boolean): Promise<void> {
     // Progress rows first: a request that settles meanwhile is in `settled` and wins (written later in the same batch).
@@ -289,12 +305,12 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     retryTimer.unref();
   }
 
-  /** The rows settling in this turn of the event loop go together (or with the next write, if `maxWritesInFlight` are in the store). */
+  /** The rows settling in this turn of the event loop and the next go together (or with the next write, if `maxWritesInFlight` are in the store). */
   function scheduleCommit(): void {
     // While the store fails, the retry timer writes them: no write per request against a dead store.
     if (commitScheduled || retryTimer !== undefined) return;
     commitScheduled = true;
-    setImmediate(() => {
+    afterNextTurn(() => {
       commitScheduled = false;
       if (writes.size < maxWritesInFlight) void startWrite(false);
       else groupWaiting = true;
