@@ -15,7 +15,7 @@ const retryDelaysMs = [5, 10, 25, 50, 100];
 
 let db;
 const statements = new Map();
-/** Runs a batch's statements in one IMMEDIATE transaction (a savepoint inside `runsTogether`); made once: `db.transaction` builds five wrappers per call. */
+/** Runs a batch's statements in one IMMEDIATE transaction; made once: `db.transaction` builds five wrappers per call. */
 let inTransaction;
 /** Runs the transactional calls of one message in one transaction (`runTogether`); made once, like `inTransaction`. */
 let runsTogether;
@@ -71,25 +71,16 @@ function attempt(message, tries, answer) {
 }
 
 /**
- * Runs the transactional calls of one message in one IMMEDIATE transaction, each call in a
- * savepoint of its own, and returns their answers once it has committed. Why: each commit
- * writes every page it changed to the WAL, and the calls of one turn (the day's reservations of
- * several organisations, the usage rows settling with them) change the same few pages, so one
- * commit for them all writes each page once. A call that fails rolls back its own savepoint and
- * is answered alone; if the transaction itself fails (the write lock held by another process, a
- * failed commit), nothing was written and the caller runs each call on its own.
+ * Runs the transactional calls of one message in one IMMEDIATE transaction, and returns their
+ * answers once it has committed. Why: each commit writes every page it changed to the WAL, and
+ * the calls of one turn (the day's reservations of several organisations, the usage rows
+ * settling with them) change the same few pages, so one commit for them all writes each page
+ * once. No savepoint per call: in SQLite one costs about as much as a commit of its own. So if
+ * any call fails (or another process holds the write lock), the whole transaction rolls back,
+ * nothing was written, and the caller runs each call on its own.
  */
 function runTogether(calls) {
-  runsTogether ??= db.transaction((group) =>
-    group.map((call) => {
-      try {
-        return { id: call.id, results: runBatch(call) };
-      } catch (error) {
-        if (isBusy(error)) throw error;
-        return { id: call.id, error: errorReply(error) };
-      }
-    }),
-  );
+  runsTogether ??= db.transaction((group) => group.map((call) => ({ id: call.id, results: call.ops.map(runOne) })));
   return runsTogether.immediate(calls);
 }
 
@@ -154,7 +145,7 @@ parentPort.on('message', (message) => {
     try {
       answers = runTogether(together);
     } catch {
-      // Rolled back whole: each call runs on its own below, with its own retries on another process's lock.
+      // Rolled back whole: each call runs on its own below, with its own answer, error or retries on another process's lock.
     }
   }
   for (const call of message) if (answers === undefined || !joinsTransaction(call)) handle(call, collect);
