@@ -1,6 +1,6 @@
-// The CPU guard's groups: each measures a hot path of the core against a plain reference
-// implementation of the same work, in the same process, interleaved round by round, and
-// reports the reference's CPU time over the core's (higher is faster). Run one group per
+// The CPU guard's groups: each measures a hot path (of the core, or access-control's limiter)
+// against a plain reference implementation of the same work, in the same process, interleaved
+// round by round, and reports the reference's CPU time over the core's (higher is faster). Run one group per
 // process (`node guard-groups.mjs <group>` prints one JSON line), so no group's type feedback
 // slows another's.
 import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
@@ -8,7 +8,9 @@ import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
+import { createLimiter } from '@quantum-chat/access-control';
 import { createParser } from 'eventsource-parser';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, streamRequestBody } from '../lib/fixtures.mjs';
 import { InProcessRequest } from '../lib/in-process-request.mjs';
@@ -339,6 +341,43 @@ groups.responsesStream = async function responsesStreamGroup() {
     return frames + kept;
   };
   return compare({ core, reference, work, check: expectSame() });
+};
+
+groups.memoryLimits = async function memoryLimitsGroup() {
+  // The limiter without Redis, per request: count it and reserve its tokens for the minute, then
+  // settle to the tokens it used. The reference does the same on rate-limiter-flexible's
+  // RateLimiterMemory (consume, then reward what was not used), as the limiter did before its
+  // own fixed windows (access-control's MemoryWindows).
+  const limits = { requestsPerMinute: 1e12, tokensPerMinute: 1e15, tokensPerDay: null };
+  const buckets = Array.from({ length: 64 }, (_, index) => `organisation-${index}:live`);
+  const [reserved, used] = [4_216, 120];
+  const work = 100_000;
+  const core = async () => {
+    const limiter = createLimiter();
+    let admitted = 0;
+    for (let index = 0; index < work; index++) {
+      const decision = limiter.reserveNow(buckets[index % buckets.length], limits, reserved);
+      if (!decision.admitted) continue;
+      admitted++;
+      await decision.settle(used);
+    }
+    await limiter.close();
+    return admitted;
+  };
+  const reference = async () => {
+    const requests = new RateLimiterMemory({ points: limits.requestsPerMinute, duration: 60 });
+    const tokens = new RateLimiterMemory({ points: limits.tokensPerMinute, duration: 60 });
+    let admitted = 0;
+    for (let index = 0; index < work; index++) {
+      const bucket = buckets[index % buckets.length];
+      await requests.consume(bucket, 1);
+      await tokens.consume(bucket, reserved);
+      admitted++;
+      await tokens.reward(bucket, reserved - used);
+    }
+    return admitted;
+  };
+  return compare({ core, reference, work, check: expectEqual(work) });
 };
 
 const name = process.argv[2];
