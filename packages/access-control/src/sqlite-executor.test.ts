@@ -106,4 +106,18 @@ describe('startSqliteExecutor', () => {
     expect(walBytes() - afterOne).toBe(oneCommit);
     expect((await executor.execute([readAll]))[0]).toHaveLength(22);
   });
+
+  it('should run the writes of one message in the order they were sent, transactional or not', async () => {
+    const { executor } = start();
+    await executor.migrate();
+    await executor.execute([insert(1, 'x')], { transaction: true });
+    const append = (suffix: string) => ({ sql: 'UPDATE notes SET text = text || ? WHERE id = 1', params: [suffix], mode: 'run' as const });
+    await Promise.all([
+      executor.execute([append('a')]),
+      executor.execute([append('b')], { transaction: true }),
+      executor.execute([append('c')]),
+      executor.execute([append('d')], { transaction: true }),
+    ]);
+    expect((await executor.execute([readAll]))[0]).toEqual([{ id: 1, text: 'xabcd' }]);
+  });
 });

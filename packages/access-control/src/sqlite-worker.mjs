@@ -49,6 +49,9 @@ function runBatch(message) {
   return inTransaction.immediate(message.ops);
 }
 
+/** Ops that change the database (any other op only reads). */
+const isWrite = (op) => op.mode === 'run' || op.mode === 'runEach';
+
 const errorReply = (error) => ({ message: String(error?.message ?? error), code: error?.code });
 
 const isBusy = (error) => error?.code === 'SQLITE_BUSY' || error?.code === 'SQLITE_BUSY_SNAPSHOT' || error?.code === 'SQLITE_LOCKED';
@@ -71,11 +74,12 @@ function attempt(message, tries, answer) {
 }
 
 /**
- * Runs the transactional calls of one message in one IMMEDIATE transaction, and returns their
- * answers once it has committed. Why: each commit writes every page it changed to the WAL, and
- * the calls of one turn (the day's reservations of several organisations, the usage rows
- * settling with them) change the same few pages, so one commit for them all writes each page
- * once. No savepoint per call: in SQLite one costs about as much as a commit of its own. So if
+ * Runs the writes of one message (its transactional calls and its single writes) in one
+ * IMMEDIATE transaction, in the order they were sent, and returns their answers once it has
+ * committed. Why: each commit writes every page it changed to the WAL, and the calls of one
+ * turn (the day's reservations of several organisations, the usage rows settling with them)
+ * change the same few pages, so one commit for them all writes each page once. No savepoint
+ * per call: in SQLite one costs about as much as a commit of its own. So if
  * any call fails (or another process holds the write lock), the whole transaction rolls back,
  * nothing was written, and the caller runs each call on its own.
  */
@@ -138,7 +142,9 @@ parentPort.on('message', (message) => {
   if (!Array.isArray(message)) return handle(message, post);
   const replies = [];
   const collect = (reply) => replies.push(reply);
-  const joinsTransaction = (call) => db !== undefined && call.type === undefined && call.transaction;
+  // Every write joins, transactional or not, so that writes keep the order they were sent in (a
+  // day's refund before a reservation that needs it); reads are answered after the commit.
+  const joinsTransaction = (call) => db !== undefined && call.type === undefined && (call.transaction || call.ops.every(isWrite));
   const together = message.filter(joinsTransaction);
   let answers;
   if (together.length >= 2) {
