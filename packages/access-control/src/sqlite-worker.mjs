@@ -17,7 +17,7 @@ let db;
 const statements = new Map();
 /** Runs a batch's statements in one IMMEDIATE transaction; made once: `db.transaction` builds five wrappers per call. */
 let inTransaction;
-/** Runs the transactional calls of one message in one transaction (`runTogether`); made once, like `inTransaction`. */
+/** Runs the writes of one message in one transaction (`runTogether`); made once, like `inTransaction`. */
 let runsTogether;
 
 function prepare(sql) {
