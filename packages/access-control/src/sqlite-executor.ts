@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { renewedMap } from './renewed-collections.js';
 import type { MigrationResult } from './service-store/index.js';
 
 /**
@@ -55,7 +56,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     workerData: { path, betterSqlite3Path: require.resolve('better-sqlite3'), migrations, busyTimeoutMs: 20 },
   });
   worker.unref();
-  const pending = new Map<number, { resolve(results: unknown[]): void; reject(error: Error): void }>();
+  let pending = new Map<number, { resolve(results: unknown[]): void; reject(error: Error): void }>();
   let nextId = 0;
   let failure: Error | undefined;
   /** close() holds the process open until the worker exits; a last reply must not let go of it. */
@@ -84,6 +85,8 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     if (!Array.isArray(replies)) return answer(replies);
     inFlight--;
     for (const reply of replies) answer(reply);
+    // A call comes and goes per store call (see `renewedMap`): short-lived copies.
+    pending = renewedMap(pending);
     if (outbox.length > 0) scheduleFlush();
   });
   worker.on('error', (error) => failAll(error));

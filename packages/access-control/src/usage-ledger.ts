@@ -1,5 +1,6 @@
 import { QuantumChatError } from '@quantum-chat/core';
 import type { ServiceStore, UsageRecord } from './service-store/index.js';
+import { renewedMap, renewedSet } from './renewed-collections.js';
 import { nothingToWait } from './settled-promise.js';
 
 export interface UsageLedgerOptions {
@@ -183,13 +184,13 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   const maxBatch = options.maxBatch ?? 1000;
   const maxWritesInFlight = options.maxWritesInFlight ?? 1;
   // Insertion-ordered: the oldest settled rows go first, and are dropped first when full.
-  const settled = new Map<string, UsageRecord>();
+  let settled = new Map<string, UsageRecord>();
   // Insertion-ordered too, so the first one has the earliest deadline.
-  const waiters = new Map<string, Waiter>();
+  let waiters = new Map<string, Waiter>();
   // Keyed by the entry itself: no string hashing per request.
-  const running = new Set<Running>();
+  let running = new Set<Running>();
   /** Settled rows in a write now in the store: a late change to them would not be written. */
-  const claimed = new Set<string>();
+  let claimed = new Set<string>();
   const writes = new Set<Promise<void>>();
   let dropped = 0;
   let failing = false;
@@ -226,6 +227,8 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
       const progress = entry.read?.();
       rows.push(progress === undefined ? entry.record : { ...entry.record, promptTokens: progress.promptTokens, completionTokens: progress.completionTokens });
     }
+    // Every request comes and goes through it (see `renewedMap`); copied at each tick, as it is read.
+    running = renewedSet(running);
     return rows;
   }
 
@@ -282,6 +285,10 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
       )
       .finally(() => {
         for (const usageId of mine) claimed.delete(usageId);
+        // Short-lived copies: these churn with every group (see `renewedMap`).
+        settled = renewedMap(settled);
+        waiters = renewedMap(waiters);
+        claimed = renewedSet(claimed);
         writes.delete(write);
         if (groupWaiting && retryTimer === undefined) {
           groupWaiting = false;

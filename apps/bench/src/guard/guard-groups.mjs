@@ -4,11 +4,11 @@
 // process (`node guard-groups.mjs <group>` prints one JSON line), so no group's type feedback
 // slows another's.
 import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
-import { createChatHandler, insecureAcceptAnyApiKey } from '@quantum-chat/core';
+import { createChatHandler, insecureAcceptAnyApiKey, parseApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
-import { createLimiter } from '@quantum-chat/access-control';
+import { createAccessControl, createLimiter, createMemoryStore, issueApiKey } from '@quantum-chat/access-control';
 import { createParser } from 'eventsource-parser';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
@@ -377,6 +377,52 @@ groups.memoryLimits = async function memoryLimitsGroup() {
     }
     return admitted;
   };
+  return compare({ core, reference, work, check: expectEqual(work) });
+};
+
+groups.durableSettles = async function durableSettlesGroup() {
+  // The store-backed access control with its durable usage ledger, per request (admitted, then
+  // settled, 25 at a time, each settle waiting for its group's write to a store in memory),
+  // against the least that path must do: the limiter's reservation and settle, and the usage
+  // row kept in an array written per group. What lies between is the ledger's own bookkeeping,
+  // whose collections are renewed after each write (`renewedMap`): 2.6 µs a row without.
+  const demand = { requestId: 'req_guard', model: 'quantum-lite', promptTokens: 20, maxTokens: 100 };
+  const outcome = { promptTokens: 20, completionTokens: 80, status: 200, interrupted: false };
+  const limits = { requestsPerMinute: 1e12, tokensPerMinute: 1e15, tokensPerDay: null };
+  const work = 50_000;
+  const groupsOf = (settleOne) => async () => {
+    let settled = 0;
+    for (let group = 0; group < work / 25; group++) {
+      const settles = [];
+      for (let index = 0; index < 25; index++) settles.push(settleOne(index));
+      for (const done of await Promise.all(settles)) settled += done;
+    }
+    return settled;
+  };
+  const store = createMemoryStore();
+  await store.createOrganisation({ name: 'acme', plan: 'free', limits: { requestsPerMinute: 1e12, tokensPerMinute: 1e15, tokensPerDay: null } });
+  const { key } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
+  const accessControl = createAccessControl({ store, limiter: createLimiter(), usage: { durable: true } });
+  const principal = await accessControl.authenticate(parseApiKey(key));
+  const core = groupsOf(async () => {
+    await (await accessControl.admit(principal, demand)).settle(outcome);
+    return 1;
+  });
+  const limiter = createLimiter();
+  let rows = [];
+  let written = Promise.resolve();
+  const reference = groupsOf(async (index) => {
+    const decision = limiter.reserveNow('acme:live', limits, demand.promptTokens + demand.maxTokens);
+    await decision.settle(outcome.promptTokens + outcome.completionTokens);
+    rows.push({ requestId: demand.requestId, ...outcome });
+    if (index === 24) {
+      const group = rows;
+      rows = [];
+      written = store.writeUsage([]).then(() => group.length);
+    }
+    await written;
+    return 1;
+  });
   return compare({ core, reference, work, check: expectEqual(work) });
 };
 
