@@ -79,9 +79,9 @@ function attempt(message, tries, answer) {
  * committed. Why: each commit writes every page it changed to the WAL, and the calls of one
  * turn (the day's reservations of several organisations, the usage rows settling with them)
  * change the same few pages, so one commit for them all writes each page once. No savepoint
- * per call: in SQLite one costs about as much as a commit of its own. So if
- * any call fails (or another process holds the write lock), the whole transaction rolls back,
- * nothing was written, and the caller runs each call on its own.
+ * per call: in SQLite one costs about as much as a commit of its own. So if any call fails (or
+ * another process holds the write lock), the whole transaction rolls back, nothing was
+ * written, and the caller runs each call on its own.
  */
 function runTogether(calls) {
   runsTogether ??= db.transaction((group) => group.map((call) => ({ id: call.id, results: call.ops.map(runOne) })));
@@ -151,7 +151,8 @@ parentPort.on('message', (message) => {
     try {
       answers = runTogether(together);
     } catch {
-      // Rolled back whole: each call runs on its own below, with its own answer, error or retries on another process's lock.
+      // Rolled back whole: each call runs on its own below, with its own answer, error or
+      // retries on another process's lock.
     }
   }
   for (const call of message) if (answers === undefined || !joinsTransaction(call)) handle(call, collect);
