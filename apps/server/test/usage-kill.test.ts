@@ -39,6 +39,16 @@ async function whileBusy(server: ServerProcess, count: number): Promise<void> {
   while ((inFlightAt.get(server.origin) ?? 0) < count && Date.now() < deadline) await sleep(0);
 }
 
+/**
+ * Waits until `answers()` reaches `after`, then for a random moment within the next answers at
+ * which `server` has requests in flight (mid-write, mid-stream): the worst time for a fault.
+ */
+async function midLoad(answers: () => number, after: number, server: ServerProcess): Promise<void> {
+  while (answers() < after) await sleep(1);
+  await sleep(randomBetween(0, 15));
+  await whileBusy(server, 2);
+}
+
 async function askOnce(server: ServerProcess, key: string, stream: boolean, requestId: string): Promise<Received> {
   try {
     const response = await fetch(`${server.origin}/v1/chat/completions`, {
@@ -191,10 +201,7 @@ describe('usage is durable before the answer: SIGKILL under load', { timeout: 24
       const round: Received[] = [];
       const answersBeforeKill = randomBetween(40, 110);
       const killer = (async () => {
-        while (round.filter((result) => result.received).length < answersBeforeKill) await sleep(1);
-        // A random moment within the next answers, with requests in flight: mid-write, mid-stream.
-        await sleep(randomBetween(0, 15));
-        await whileBusy(server, 2);
+        await midLoad(() => round.filter((result) => result.received).length, answersBeforeKill, server);
         alive = false;
         server.child.kill('SIGKILL');
       })();
@@ -220,9 +227,7 @@ describe('usage is durable before the answer: SIGKILL under load', { timeout: 24
     const killAfter = randomBetween(90, 210);
     let answered = 0;
     const killer = (async () => {
-      while (answered < killAfter) await sleep(1);
-      await sleep(randomBetween(0, 15));
-      await whileBusy(servers[2]!, 2);
+      await midLoad(() => answered, killAfter, servers[2]!);
       live.delete(2);
       servers[2]!.child.kill('SIGKILL');
     })();
@@ -259,10 +264,8 @@ describe('usage is durable before the answer: SIGKILL under load', { timeout: 24
     const crashAfter = randomBetween(80, 160);
     let answered = 0;
     const crash = (async () => {
-      while (answered < crashAfter) await sleep(1);
       // Mid-load, with requests in flight: some reserved and running, some settling.
-      await sleep(randomBetween(0, 15));
-      await whileBusy(servers[0]!, 2);
+      await midLoad(() => answered, crashAfter, servers[0]!);
       await pg.crashServer();
       await sleep(randomBetween(100, 500));
       await pg.startServer();

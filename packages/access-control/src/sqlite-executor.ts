@@ -85,7 +85,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     if (!Array.isArray(replies)) return answer(replies);
     inFlight--;
     for (const reply of replies) answer(reply);
-    // A call comes and goes per store call (see `renewedMap`): short-lived copies.
+    // Every store call comes and goes here (see `renewedMap`): a short-lived copy.
     pending = renewedMap(pending);
     if (outbox.length > 0) scheduleFlush();
   });

@@ -144,8 +144,8 @@ parentPort.on('message', (message) => {
   const collect = (reply) => replies.push(reply);
   // Every write joins, transactional or not, so that writes keep the order they were sent in (a
   // day's refund before a reservation that needs it); reads are answered after the commit.
-  const joinsTransaction = (call) => db !== undefined && call.type === undefined && (call.transaction || call.ops.every(isWrite));
-  const together = message.filter(joinsTransaction);
+  const joins = message.map((call) => db !== undefined && call.type === undefined && (call.transaction || call.ops.every(isWrite)));
+  const together = message.filter((_, index) => joins[index]);
   let answers;
   if (together.length >= 2) {
     try {
@@ -155,7 +155,9 @@ parentPort.on('message', (message) => {
       // retries on another process's lock.
     }
   }
-  for (const call of message) if (answers === undefined || !joinsTransaction(call)) handle(call, collect);
+  message.forEach((call, index) => {
+    if (answers === undefined || !joins[index]) handle(call, collect);
+  });
   if (answers !== undefined) replies.push(...answers);
   // Always answered, even empty: the server sends its next message once this one is answered.
   post(replies);

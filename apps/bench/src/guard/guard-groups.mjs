@@ -1,8 +1,8 @@
-// The CPU guard's groups: each measures a hot path (of the core, or access-control's limiter)
-// against a plain reference implementation of the same work, in the same process, interleaved
-// round by round, and reports the reference's CPU time over the core's (higher is faster). Run one group per
-// process (`node guard-groups.mjs <group>` prints one JSON line), so no group's type feedback
-// slows another's.
+// The CPU guard's groups: each measures a hot path (of the core, or access-control's limiter
+// and usage ledger) against a plain reference implementation of the same work, in the same
+// process, interleaved round by round, and reports the reference's CPU time over the core's
+// (higher is faster). Run one group per process (`node guard-groups.mjs <group>` prints one
+// JSON line), so no group's type feedback slows another's.
 import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
 import { createChatHandler, insecureAcceptAnyApiKey, parseApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
@@ -400,7 +400,7 @@ groups.durableSettles = async function durableSettlesGroup() {
     return settled;
   };
   const store = createMemoryStore();
-  await store.createOrganisation({ name: 'acme', plan: 'free', limits: { requestsPerMinute: 1e12, tokensPerMinute: 1e15, tokensPerDay: null } });
+  await store.createOrganisation({ name: 'acme', plan: 'free', limits });
   const { key } = await issueApiKey(store, { organisation: 'acme', kind: 'live' });
   const accessControl = createAccessControl({ store, limiter: createLimiter(), usage: { durable: true } });
   const principal = await accessControl.authenticate(parseApiKey(key));
