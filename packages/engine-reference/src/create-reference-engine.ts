@@ -2,6 +2,7 @@ import type { ChatEngine, ChatEngineContext, ChatEngineEvent, ChatEngineRequest,
 import { countingSliceLength, countPromptTokens, countPromptTokensAsync, estimatePromptTokens, measurePrompt, promptLength } from './count-prompt-tokens.js';
 import { createPacedIterable, type PacingOptions } from './create-paced-iterable.js';
 import { planResponse } from './plan-response.js';
+import type { PieceSize } from './truncate-to-token-budget.js';
 import { countTextTokens } from './tokenizer.js';
 
 /** Options of `createReferenceEngine`. Pacing only changes timing, never the events. */
@@ -10,6 +11,15 @@ export interface ReferenceEngineOptions {
   firstTokenDelayMs?: number;
   /** At most this many pieces (about one token each) per second after the first. Default 0: unlimited, no timers. */
   tokensPerSecond?: number;
+}
+
+/**
+ * Whole texts for a client that waits for the answer (nothing is sent before `finish`): a count
+ * instead of a token-by-token encode and decode, and a few events instead of one per token.
+ * Paced, the pieces stay, so that pacing takes as long either way.
+ */
+function pieceSizeFor(context: ChatEngineContext, pacing: PacingOptions): PieceSize {
+  return context.stream === false && !(pacing.tokensPerSecond! > 0) ? 'whole' : 'token';
 }
 
 /**
@@ -37,7 +47,7 @@ export function createReferenceEngine(options: ReferenceEngineOptions = {}): Cha
     generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent> {
       // A long prompt is counted in turns first; planning then finds its count remembered.
       const prepare = () => (promptLength(request) > countingSliceLength ? countPromptTokensAsync(request) : undefined);
-      return createPacedIterable(() => planResponse(request), pacing, context.signal, prepare);
+      return createPacedIterable(() => planResponse(request, pieceSizeFor(context, pacing)), pacing, context.signal, prepare);
     },
     measurePrompt(request: ChatEngineRequest): PromptMeasure {
       return measurePrompt(request);

@@ -12,7 +12,7 @@ import { createSeedSource } from './seeded-random.js';
 import { selectTools } from './select-tools.js';
 import { scoreTokens } from './token-logprobs.js';
 import { countTextTokens, toWellFormed } from './tokenizer.js';
-import { truncateToTokenBudget } from './truncate-to-token-budget.js';
+import { truncateToTokenBudget, type PieceSize } from './truncate-to-token-budget.js';
 
 type FinishReason = Extract<ChatEngineEvent, { type: 'finish' }>['reason'];
 
@@ -33,14 +33,14 @@ function tooLargeAnswer(names: readonly string[]): string {
     : `I did not call the tools ${quoted}: the arguments their schemas require are too large for the reference engine.`;
 }
 
-function planToolCalls(calls: readonly PlannedToolCall[], budget: number) {
+function planToolCalls(calls: readonly PlannedToolCall[], budget: number, pieceSize: PieceSize) {
   const events: ChatEngineEvent[] = [];
   let tokens = 0;
   for (const [index, call] of calls.entries()) {
     const nameTokens = countTextTokens(call.name);
     if (tokens + nameTokens > budget) return { events, tokens, truncated: true };
     tokens += nameTokens;
-    const cut = truncateToTokenBudget(call.arguments, budget - tokens);
+    const cut = truncateToTokenBudget(call.arguments, budget - tokens, pieceSize);
     tokens += cut.tokens;
     events.push({ type: 'tool-call', index, name: call.name, argumentsDelta: '' });
     for (const piece of cut.pieces) events.push({ type: 'tool-call', index, argumentsDelta: piece.text });
@@ -51,7 +51,9 @@ function planToolCalls(calls: readonly PlannedToolCall[], budget: number) {
 
 /**
  * Everything the reference engine yields for a request, computed up front: a pure function
- * of the request, so the same request gives the same events, streamed or not.
+ * of the request, so the same request gives the same events, streamed or not. With
+ * `pieceSize` `whole` (for a client that waits for the answer) each text comes as one event
+ * instead of one per token: the same texts, counts and finish.
  *
  * Order: reasoning pieces (when `request.reasoning`), then either tool-call fragments or
  * content pieces, then `finish`. `maxTokens` caps reasoning + content (+ tool names and
@@ -61,7 +63,7 @@ function planToolCalls(calls: readonly PlannedToolCall[], budget: number) {
  * planResponse(request).at(-1); // { type: 'finish', reason: 'stop', usage: { … } }
  * @internal
  */
-export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
+export function planResponse(request: ChatEngineRequest, pieceSize: PieceSize = 'token'): ChatEngineEvent[] {
   const conversation = readConversation(request.messages);
   const analysis = analyzeMessage(conversation.lastUserText);
   const seed = createSeedSource(wordingSeed(request));
@@ -82,7 +84,7 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
   const reasoningText = request.reasoning
     ? composeReasoning(request, conversation, analysis, calls, seed.derive('|reasoning', { cold }))
     : '';
-  const reasoning = truncateToTokenBudget(toWellFormed(reasoningText), budget);
+  const reasoning = truncateToTokenBudget(toWellFormed(reasoningText), budget, pieceSize);
   for (const piece of reasoning.pieces) events.push({ type: 'reasoning', text: piece.text });
 
   let outputTokens = 0;
@@ -90,7 +92,7 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
   if (reasoning.truncated) {
     reason = 'length';
   } else if (calls.length > 0) {
-    const planned = planToolCalls(calls, budget - reasoning.tokens);
+    const planned = planToolCalls(calls, budget - reasoning.tokens, pieceSize);
     for (const event of planned.events) events.push(event);
     outputTokens = planned.tokens;
     reason = planned.truncated ? 'length' : 'tool_calls';
@@ -105,7 +107,9 @@ export function planResponse(request: ChatEngineRequest): ChatEngineEvent[] {
           : composeAnswer(request, conversation, analysis, random);
     // A schema's value does not need the text answer; `json_object` wraps it.
     const answer = format === undefined ? plainAnswer() : composeStructuredAnswer(format, format.type === 'json_object' ? plainAnswer() : '', focus);
-    const content = truncateToTokenBudget(applyStopSequences(toWellFormed(answer), request.stop).text, budget - reasoning.tokens);
+    // Log probabilities are per token, so they need the answer in token pieces.
+    const contentPieces = request.logprobs ? 'token' : pieceSize;
+    const content = truncateToTokenBudget(applyStopSequences(toWellFormed(answer), request.stop).text, budget - reasoning.tokens, contentPieces);
     const scores = request.logprobs && scoreTokens(content.pieces.map((piece) => piece.text), seed, request.logprobs.topLogprobs, cold);
     content.pieces.forEach((piece, index) => {
       events.push(scores ? { type: 'content', text: piece.text, logprobs: [scores[index]!] } : { type: 'content', text: piece.text });

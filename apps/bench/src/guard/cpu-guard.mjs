@@ -37,6 +37,8 @@ const floors = {
   memoryLimits: 1.8,
   /** The access control with its durable usage ledger per request vs the limiter's reserve and settle with the row kept in an array (0.101–0.106; 0.083 with the ledger's collections not renewed). */
   durableSettles: 0.09,
+  /** handle() of a JSON request around the reference engine vs the same engine told its client streams, a piece per token (1.70–1.74). */
+  referenceWhole: 1.25,
 };
 
 function measure(group) {

@@ -8,6 +8,7 @@ import { createChatHandler, insecureAcceptAnyApiKey, parseApiKey } from '@quantu
 import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
+import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { createAccessControl, createLimiter, createMemoryStore, issueApiKey } from '@quantum-chat/access-control';
 import { createParser } from 'eventsource-parser';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -424,6 +425,44 @@ groups.durableSettles = async function durableSettlesGroup() {
     return 1;
   });
   return compare({ core, reference, work, check: expectEqual(work) });
+};
+
+/** An engine context that tells the engine its client streams, whatever the client does. */
+class StreamedContext {
+  constructor(context) {
+    this.context = context;
+    this.requestId = context.requestId;
+  }
+  get stream() {
+    return true;
+  }
+  get signal() {
+    return this.context.signal;
+  }
+}
+
+groups.referenceWhole = async function referenceWholeGroup() {
+  // handle() of a JSON request around the reference engine, against the same engine told that
+  // its client streams: a piece per token (an encode, a decode token by token, an event each),
+  // collected into the same answer. The engine gives a waiting client its texts whole.
+  const engine = createReferenceEngine();
+  const pieced = { ...engine, generate: (request, context) => engine.generate(request, new StreamedContext(context)) };
+  const handlers = {
+    core: createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() }),
+    reference: createChatHandler({ engine: pieced, accessControl: insecureAcceptAnyApiKey() }),
+  };
+  const bytes = Buffer.from(jsonRequestBody);
+  const work = 3000;
+  const run = (handler) => async () => {
+    let tokens = 0;
+    for (let index = 0; index < work; index++) {
+      const response = await handler.handle(new InProcessRequest(bytes));
+      if (response.status !== 200) throw new Error(`the handler answered ${response.status}`);
+      tokens += JSON.parse(response.body).usage.completion_tokens;
+    }
+    return tokens;
+  };
+  return compare({ core: run(handlers.core), reference: run(handlers.reference), work, check: expectSame() });
 };
 
 const name = process.argv[2];
