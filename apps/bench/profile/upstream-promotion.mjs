@@ -11,6 +11,7 @@
 // async iterator); =response: a WHATWG `Response`, as `fetch` gives it; default a plain reader.
 // BENCH_PROMOTION_TRANSPORT=undici: no `fetch`, the engine's own transport (undici's `request`,
 // as the server relays) on a dispatcher that answers from memory (default BENCH_PROMOTION_BODY's fetch).
+// BENCH_PROMOTION_SEQUENCE=1: also each collection in order (kind, KB promoted), to see when retention starts.
 // BENCH_PROMOTION_SIGNAL=shared: one never-aborted signal for all requests, to tell the
 // per-request AbortSignals' share apart.
 import { spawnSync } from 'node:child_process';
@@ -38,6 +39,9 @@ if (process.env.BENCH_PROMOTION_CHILD !== '1') {
   const sum = (values) => values.reduce((total, value) => total + value, 0);
   const pauses = scavenges.map((line) => number(line, 'pause')).sort((a, b) => a - b);
   const kb = (bytes) => (bytes / 1024 / requests).toFixed(2);
+  if (process.env.BENCH_PROMOTION_SEQUENCE === '1') {
+    console.log(window.filter((line) => / gc=/.test(line)).map((line) => `${/ gc=(\w+)/.exec(line)[1]} ${Math.round(number(line, 'promoted') / 1024)}K`).join(' | '));
+  }
   console.log(
     `${mode}${mode === 'stream' ? ` (${chunks} chunks)` : ''}, ${process.env.BENCH_PROMOTION_TRANSPORT === 'undici' ? 'undici' : `${process.env.BENCH_PROMOTION_BODY ?? 'plain'} fetch`} body, ${process.env.BENCH_PROMOTION_SIGNAL ?? 'own'} signal, ${requests} requests: ${scavenges.length} scavenges (${majors} full), ` +
       `median pause ${(pauses[Math.floor(pauses.length / 2)] ?? 0).toFixed(2)} ms; per request KB allocated ${kb(sum(scavenges.map((line) => number(line, 'allocated'))))}, ` +
