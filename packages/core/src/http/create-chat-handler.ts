@@ -1,4 +1,4 @@
-import { MeasuredDemand, type AccessControl, type Admission, type AdmissionProgress, type Principal } from '../auth/access-control.js';
+import { MeasuredDemand, type AccessControl, type Admission, type Principal } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
@@ -19,7 +19,7 @@ import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestB
 import { routeRequest, unknownUrlError } from '../request/route-request.js';
 import { validateChatRequest } from '../request/validate-chat-request.js';
 import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from '../run/chat-request-observer.js';
-import type { RunOutcome, RunSettings } from '../run/run-settings.js';
+import type { RunSettings } from '../run/run-settings.js';
 import { runToCompletion } from '../run/run-to-completion.js';
 import { runToStream } from '../run/run-to-stream.js';
 import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
@@ -28,6 +28,7 @@ import type { ResponseStore } from '../contract/response-store.js';
 import { generateRandomResponseId, type GenerateResponseId } from '../run/responses/response-ids.js';
 import { createMemoryResponseStore } from '../streams/responses/memory-response-store.js';
 import { createResponsesApi, type RunRequestFields, type RunWire } from './responses/responses-api.js';
+import { AdmittedRunReport } from './admitted-run-report.js';
 import { toFetchHandler } from './to-fetch-handler.js';
 
 /** How long a stored response is kept by default: 30 days (decisions §10). */
@@ -218,6 +219,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     return model;
   }
 
+  /** A settle that runs beside the answer and fails: reported, never answered. */
+  const reportSettleError = (error: unknown, requestId: string): void => options.onError?.(error, { requestId });
+
   /**
    * Admits a validated request of any API (quotas reserve its prompt and token limit) and
    * makes the settings of its one engine run, settled exactly as a chat completion's.
@@ -244,7 +248,6 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const headers: Record<string, string> = { ...admission?.headers };
     const ignoredParams = passedThrough === undefined ? fields.ignoredParams : fields.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
     if (ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(ignoredParams);
-    const api = wire.api;
     const settings: RunSettings = {
       engine,
       request: engineRequest,
@@ -258,28 +261,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       includeUsage: wire.includeUsage,
       keepAliveIntervalMs,
       stallTimeoutMs,
-      track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
-      onSettled: (outcome: RunOutcome): Promise<void> | undefined => {
-        // Usage records say which API a request came through.
-        outcome.api = api;
-        const settling = admission?.settle(outcome);
-        // A finished answer waits for a durable settle, whose failure becomes its own.
-        if (admission?.settleBeforeAnswer === true && outcome.status === 200 && !outcome.interrupted && settling instanceof Promise) {
-          return settling.then(
-            () => watch.settle(outcome),
-            (error: unknown) => {
-              // A stream's status is sent already; a JSON answer becomes the error.
-              watch.settle({ ...outcome, status: watch.stream ? outcome.status : QuantumChatError.isInstance(error) ? error.status : 500, interrupted: true });
-              throw error;
-            },
-          );
-        }
-        watch.settle(outcome);
-        void Promise.resolve(settling).catch((error: unknown) => options.onError?.(error, { requestId }));
-        return undefined;
-      },
-      onStreamStart: () => watch.streamStarted(),
-      onFirstToken: watch.firstToken,
+      report: new AdmittedRunReport(watch, admission, wire.api, requestId, reportSettleError),
     };
     return { settings, headers, engineRequest };
   }

@@ -92,9 +92,9 @@ export class ChatRequestWatch {
   }
 
   /** The first frame carrying a token went to the host's writer. */
-  readonly firstToken = (): void => {
+  firstToken(): void {
     this.#firstTokenAt ??= clock();
-  };
+  }
 
   get settled(): boolean {
     return this.#settled;

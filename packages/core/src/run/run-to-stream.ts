@@ -17,7 +17,7 @@ import { streamRunFrames, type RunFramer } from './stream-run-frames.js';
 export function runToStream(settings: RunSettings, makeFramer?: (settings: RunSettings) => RunFramer): Promise<AsyncIterableIterator<string>> {
   const run = new EngineRun(settings, true);
   const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
-  settings.track?.(() => progress.outcome(200, false));
+  settings.report.track(progress);
   let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
   try {
     // A native promise even from an engine whose iterator returns another thenable (the same
@@ -68,7 +68,7 @@ class StreamStart {
     const settings = this.#settings;
     this.#run.stop();
     const error = explainFailure(settings, thrown);
-    void settings.onSettled(this.#progress.outcome(failureStatus(settings, error), true));
+    void settings.report.settled(this.#progress.outcome(failureStatus(settings, error), true));
     throw settings.client.closed ? new ClientClosedError(error) : error;
   }
 
