@@ -21,7 +21,7 @@ import { validateChatRequest } from '../request/validate-chat-request.js';
 import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from '../run/chat-request-observer.js';
 import type { RunSettings } from '../run/run-settings.js';
 import { runToCompletion } from '../run/run-to-completion.js';
-import { runToStream } from '../run/run-to-stream.js';
+import { isStartingStream, startStream, type StartingStream } from '../run/run-to-stream.js';
 import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
 import type { StreamFormat } from '../wire/stream-frame-encoder.js';
 import type { ResponseStore } from '../contract/response-store.js';
@@ -270,27 +270,23 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   function watchedRun(
     request: ChatHttpRequest,
     requestId: string,
-    work: (request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch) => Promise<ChatHttpResponse>,
+    work: (request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch) => Promise<ChatHttpResponse | StartingStream>,
     api: ChatRequestRecord['api'],
-  ): Promise<ChatHttpResponse> {
+  ): Promise<ChatHttpResponse | StartingStream> {
     const observer = observeRequest?.({ requestId, headers: request.headers });
     const watch = new ChatRequestWatch(requestId, observer, options.onRequestSettled, api);
-    let answer: Promise<ChatHttpResponse>;
+    let answer: Promise<ChatHttpResponse | StartingStream>;
     try {
       answer = watch.run(() => work(request, requestId, watch));
     } catch (thrown) {
       answer = Promise.reject(thrown);
     }
     return answer.catch((thrown: unknown) => {
-      // The connection closed: the client left, unless our own request timeout closed it.
-      const left = request.connection.closed && !(QuantumChatError.isInstance(thrown) && thrown.code === 'request_timeout');
-      // Refused before its engine ran: nothing settled it yet.
-      if (!watch.settled) watch.refuse(left ? clientClosedStatus : QuantumChatError.isInstance(thrown) ? thrown.status : 500);
-      throw left && !(thrown instanceof ClientClosedError) ? new ClientClosedError(thrown) : thrown;
+      throw watch.failed(thrown, request.connection);
     });
   }
 
-  async function createCompletion(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse> {
+  async function createCompletion(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse | StartingStream> {
     const { value, principal } = await readAndAuthenticate(request, watch);
     const validated = validateChatRequest(value);
     watch.stream = validated.stream;
@@ -307,12 +303,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     });
     if (!validated.stream) return jsonResponse(200, headers, await runToCompletion(settings));
     if (resumable) return streams.start(settings, principal, headers);
-    // Returned, not awaited: this frame ends here while the stream waits for its first token.
-    return runToStream(settings).then((events) => ({
-      status: 200,
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers },
-      events,
-    }));
+    // Handed back as a value: this frame ends here while the stream waits for its first token.
+    return startStream(settings, headers, watch);
   }
 
   /** The routes on a resumable stream: any key of the creator's organisation and kind (decisions §4.7). */
@@ -356,7 +348,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     onError: (error, requestId) => options.onError?.(error, { requestId }),
   });
 
-  function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> | ChatHttpResponse {
+  function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse | StartingStream> | ChatHttpResponse {
     const route = routeRequest(request.method, request.path, request.basePath);
     switch (route.name) {
       case 'create-chat-completion':
@@ -387,6 +379,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   /**
    * Chained with `then`, not `await`: a stream waiting for its first token then holds no
    * suspended async frames (each kept its registers alive: about a kilobyte per idle stream).
+   * A stream comes back as a value (`StartingStream`) before its first token: only its own
+   * promise waits, not one link per function between here and the engine.
    */
   function handle(request: ChatHttpRequest): Promise<ChatHttpResponse> {
     const requestId = resolveRequestId(request.headers, generateId);
@@ -395,6 +389,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       (response.headers as Record<string, string>)['x-request-id'] = requestId;
       return response;
     };
+    const answer = (value: ChatHttpResponse | StartingStream): ChatHttpResponse | Promise<ChatHttpResponse> =>
+      isStartingStream(value) ? value.respond(withRequestId, fail) : withRequestId(value);
     const fail = (thrown: unknown): ChatHttpResponse => {
       // Its client left: nothing to report and nobody to read an envelope (decisions §5).
       if (thrown instanceof ClientClosedError) return withRequestId({ status: clientClosedStatus, headers: {}, body: '' });
@@ -409,7 +405,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       return withRequestId(response);
     };
     try {
-      return Promise.resolve(route(request, requestId)).then(withRequestId, fail);
+      return Promise.resolve(route(request, requestId)).then(answer, fail);
     } catch (thrown) {
       return Promise.resolve(fail(thrown));
     }

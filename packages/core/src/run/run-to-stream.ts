@@ -1,10 +1,18 @@
 import { ClientClosedError } from '../contract/client-connection.js';
+import type { ChatHttpResponse } from '../contract/chat-http-types.js';
 import type { ChatEngineEvent } from '../engine/chat-engine.js';
+import type { ChatRequestWatch } from './chat-request-observer.js';
 import { EngineRun } from './engine-run.js';
 import { explainFailure, failureStatus } from './run-failure.js';
 import { RunProgress } from './run-progress.js';
 import type { RunSettings } from './run-settings.js';
 import { streamRunFrames, type RunFramer } from './stream-run-frames.js';
+
+type Frames = AsyncIterableIterator<string>;
+type MakeFramer = (settings: RunSettings) => RunFramer;
+
+/** The headers of every SSE response. */
+export const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
 
 /**
  * Starts a stream (decisions §4): resolves with its SSE frames once the engine produced its
@@ -14,72 +22,110 @@ import { streamRunFrames, type RunFramer } from './stream-run-frames.js';
  * `error` frame, the stream ending without `[DONE]`. `makeFramer` gives another wire's frames
  * (the Responses API's); chat completions' by default.
  */
-export function runToStream(settings: RunSettings, makeFramer?: (settings: RunSettings) => RunFramer): Promise<AsyncIterableIterator<string>> {
-  const run = new EngineRun(settings, true);
-  const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
-  settings.report.track(progress);
-  let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
-  try {
-    // A native promise even from an engine whose iterator returns another thenable (the same
-    // promise, no extra turn, when it already is one).
-    firstStep = Promise.resolve(run.iterator.next());
-  } catch (error) {
-    firstStep = Promise.reject(error);
-  }
-  const start = new StreamStart(settings, run, progress, firstStep, makeFramer);
-  const keepAliveMs = settings.keepAliveIntervalMs;
-  // `then`, not `await`: nothing but this reaction is held while the engine is silent.
-  if (!(keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY)) return firstStep.then((first) => start.frames(first), (thrown: unknown) => start.fail(thrown));
-  return new Promise((resolve, reject) => start.wait(keepAliveMs, resolve, reject));
+export function runToStream(settings: RunSettings, makeFramer?: MakeFramer): Promise<Frames> {
+  return new StreamStart(settings, makeFramer, undefined, undefined).start(framesAsTheyAre, undefined) as Promise<Frames>;
 }
 
-type Resolve = (frames: AsyncIterableIterator<string>) => void;
+const framesAsTheyAre = (frames: unknown): unknown => frames;
+
+/**
+ * Starts a stream as `runToStream` does, for a handler that answers it with `headers` (SSE's
+ * added): the stream is handed back as a plain value (not a promise), so that none of the
+ * handler's links waits with it; the last one calls `respond`. A failure before the first event
+ * goes through `watch` as any failed request's does.
+ */
+export function startStream(settings: RunSettings, headers: Record<string, string>, watch: ChatRequestWatch, makeFramer?: MakeFramer): StartingStream {
+  return new StreamStart(settings, makeFramer, headers, watch);
+}
+
+/** A stream response still waiting for its engine's first event (see `startStream`). */
+export interface StartingStream {
+  /**
+   * The response, given to `answered` once the stream starts; a failure before that, to
+   * `failed` (rejects with it when there is none). One waiting promise for the whole handler.
+   */
+  respond(answered: (response: ChatHttpResponse) => ChatHttpResponse, failed: ((thrown: unknown) => ChatHttpResponse) | undefined): Promise<ChatHttpResponse>;
+}
+
+/** Whether a handler's value is a stream still waiting for its first event. */
+export function isStartingStream(value: unknown): value is StartingStream {
+  return value instanceof StreamStart;
+}
+
+type Answered = (value: unknown) => unknown;
+type Failed = ((thrown: unknown) => unknown) | undefined;
 
 /**
  * A stream waiting for its engine's first event, or for the keep-alive interval, whichever
- * comes first. One object, its timer given it as an argument: a waiting stream holds it and the
- * two reactions on its first step, not a closure per outcome.
+ * comes first. One object, its timer given it as an argument: a waiting stream holds it, the
+ * two reactions on its first step and the one promise its `respond` made, not a closure per
+ * outcome. What settled before `respond` is kept until then.
  */
-class StreamStart {
+class StreamStart implements StartingStream {
   readonly #settings: RunSettings;
   readonly #run: EngineRun;
   readonly #progress: RunProgress;
   readonly #firstStep: Promise<IteratorResult<ChatEngineEvent>>;
-  readonly #makeFramer: ((settings: RunSettings) => RunFramer) | undefined;
+  readonly #makeFramer: MakeFramer | undefined;
+  readonly #headers: Record<string, string> | undefined;
+  readonly #watch: ChatRequestWatch | undefined;
   #started = false;
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  #resolve: Resolve | undefined = undefined;
-  #reject: ((reason: unknown) => void) | undefined = undefined;
+  /** What settled before `respond`: frames, or a failure. */
+  #outcome: { frames: Frames } | { failure: unknown } | undefined = undefined;
+  #answered: Answered | undefined = undefined;
+  #failed: Failed = undefined;
+  /** Resolves `respond`'s promise; its `reject` is not kept (see `rejected`). */
+  #resolve: ((value: unknown) => void) | undefined = undefined;
 
-  constructor(settings: RunSettings, run: EngineRun, progress: RunProgress, firstStep: Promise<IteratorResult<ChatEngineEvent>>, makeFramer: ((settings: RunSettings) => RunFramer) | undefined) {
+  constructor(settings: RunSettings, makeFramer: MakeFramer | undefined, headers: Record<string, string> | undefined, watch: ChatRequestWatch | undefined) {
     this.#settings = settings;
+    this.#makeFramer = makeFramer;
+    this.#headers = headers;
+    this.#watch = watch;
+    const run = new EngineRun(settings, true);
+    const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
     this.#run = run;
     this.#progress = progress;
+    settings.report.track(progress);
+    let firstStep: Promise<IteratorResult<ChatEngineEvent>>;
+    try {
+      // A native promise even from an engine whose iterator returns another thenable (the same
+      // promise, no extra turn, when it already is one).
+      firstStep = Promise.resolve(run.iterator.next());
+    } catch (error) {
+      firstStep = Promise.reject(error);
+    }
     this.#firstStep = firstStep;
-    this.#makeFramer = makeFramer;
-  }
-
-  frames(first: IteratorResult<ChatEngineEvent> | Promise<IteratorResult<ChatEngineEvent>>): AsyncIterableIterator<string> {
-    return streamRunFrames(this.#settings, this.#run, this.#progress, first, this.#makeFramer);
-  }
-
-  /** Settles a run that failed before its stream started, and throws what the client is told. */
-  fail(thrown: unknown): never {
-    const settings = this.#settings;
-    this.#run.stop();
-    const error = explainFailure(settings, thrown);
-    void settings.report.settled(this.#progress.outcome(failureStatus(settings, error), true));
-    throw settings.client.closed ? new ClientClosedError(error) : error;
-  }
-
-  wait(keepAliveMs: number, resolve: Resolve, reject: (reason: unknown) => void): void {
-    this.#resolve = resolve;
-    this.#reject = reject;
-    this.#timer = setTimeout(startWithKeepAlive, keepAliveMs, this);
-    this.#firstStep.then(
+    const keepAliveMs = settings.keepAliveIntervalMs;
+    if (keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY) this.#timer = setTimeout(startWithKeepAlive, keepAliveMs, this);
+    // `then`, not `await`: nothing but this reaction is held while the engine is silent.
+    firstStep.then(
       (first) => this.#first(first),
       (thrown: unknown) => this.#failedFirst(thrown),
     );
+  }
+
+  respond(answered: (response: ChatHttpResponse) => ChatHttpResponse, failed: ((thrown: unknown) => ChatHttpResponse) | undefined): Promise<ChatHttpResponse> {
+    return this.start(answered as Answered, failed) as Promise<ChatHttpResponse>;
+  }
+
+  /** What `respond` and `runToStream` share: the promise of `answered`'s value (frames or a response). */
+  start(answered: Answered, failed: Failed): Promise<unknown> {
+    const outcome = this.#outcome;
+    if (outcome === undefined) {
+      return new Promise((resolve) => {
+        this.#answered = answered;
+        this.#failed = failed;
+        this.#resolve = resolve;
+      });
+    }
+    this.#outcome = undefined;
+    try {
+      return Promise.resolve('frames' in outcome ? answered(this.#response(outcome.frames)) : this.#failure(outcome.failure, failed));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Still silent after the keep-alive interval: the stream starts with a `: keep-alive`. */
@@ -87,25 +133,82 @@ class StreamStart {
     // A client that left has nobody to keep alive: the first step settles the request.
     if (this.#settings.client.closed) return;
     this.#started = true;
-    this.#resolve!(this.frames(this.#firstStep));
+    this.#deliver(this.#firstStep);
   }
 
   #first(first: IteratorResult<ChatEngineEvent>): void {
     if (this.#started) return;
     clearTimeout(this.#timer);
-    this.#resolve!(this.frames(first));
+    this.#deliver(first);
   }
 
   #failedFirst(thrown: unknown): void {
     // Once started, the frame stream reports the failure as an error frame.
     if (this.#started) return;
     clearTimeout(this.#timer);
+    let error: unknown;
     try {
-      this.fail(thrown);
+      error = this.#fail(thrown);
+    } catch (failure) {
+      error = failure;
+    }
+    this.#settle({ failure: error });
+  }
+
+  #deliver(first: IteratorResult<ChatEngineEvent> | Promise<IteratorResult<ChatEngineEvent>>): void {
+    let frames: Frames;
+    try {
+      frames = streamRunFrames(this.#settings, this.#run, this.#progress, first, this.#makeFramer);
     } catch (error) {
-      this.#reject!(error);
+      this.#settle({ failure: error });
+      return;
+    }
+    this.#settle({ frames });
+  }
+
+  /** Hands what settled to `respond`'s promise, or keeps it until `respond` is called. */
+  #settle(outcome: { frames: Frames } | { failure: unknown }): void {
+    const resolve = this.#resolve;
+    if (resolve === undefined) {
+      this.#outcome = outcome;
+      return;
+    }
+    try {
+      resolve('frames' in outcome ? this.#answered!(this.#response(outcome.frames)) : this.#failure(outcome.failure, this.#failed));
+    } catch (error) {
+      resolve(rejected(error));
     }
   }
+
+  #response(frames: Frames): unknown {
+    const headers = this.#headers;
+    return headers === undefined ? frames : { status: 200, headers: { ...sseHeaders, ...headers }, events: frames };
+  }
+
+  /** What a failure before the first event becomes: the handler's answer to it, else a rejection. */
+  #failure(thrown: unknown, failed: Failed): unknown {
+    const error = this.#watch === undefined ? thrown : this.#watch.failed(thrown, this.#settings.client);
+    if (failed === undefined) throw error;
+    return failed(error);
+  }
+
+  /** Settles a run that failed before its stream started, and returns what the client is told. */
+  #fail(thrown: unknown): unknown {
+    const settings = this.#settings;
+    this.#run.stop();
+    const error = explainFailure(settings, thrown);
+    void settings.report.settled(this.#progress.outcome(failureStatus(settings, error), true));
+    return settings.client.closed ? new ClientClosedError(error) : error;
+  }
+}
+
+/**
+ * A promise rejected with `error`, to resolve another with: a waiting stream keeps only its
+ * promise's `resolve` (its `reject`, a closure of its own, would be held by every idle stream
+ * for the rare failure of an answer).
+ */
+function rejected(error: unknown): Promise<never> {
+  return Promise.reject(error);
 }
 
 function startWithKeepAlive(start: StreamStart): void {
