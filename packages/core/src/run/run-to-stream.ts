@@ -3,6 +3,7 @@ import type { ChatHttpResponse } from '../contract/chat-http-types.js';
 import type { ChatEngineEvent } from '../engine/chat-engine.js';
 import type { ChatRequestWatch } from './chat-request-observer.js';
 import { EngineRun } from './engine-run.js';
+import { KeepAliveBatch } from './keep-alive-batch.js';
 import { explainFailure, failureStatus } from './run-failure.js';
 import { RunProgress } from './run-progress.js';
 import type { RunSettings } from './run-settings.js';
@@ -57,9 +58,9 @@ type Failed = ((thrown: unknown) => unknown) | undefined;
 
 /**
  * A stream waiting for its engine's first event, or for the keep-alive interval, whichever
- * comes first. One object, its timer given it as an argument: a waiting stream holds it, the
- * two reactions on its first step and the one promise its `respond` made, not a closure per
- * outcome. What settled before `respond` is kept until then.
+ * comes first. One object: a waiting stream holds it, its place in a keep-alive batch, the two
+ * reactions on its first step and the one promise its `respond` made, not a closure per outcome.
+ * What settled before `respond` is kept until then.
  */
 class StreamStart implements StartingStream {
   readonly #settings: RunSettings;
@@ -70,7 +71,8 @@ class StreamStart implements StartingStream {
   readonly #headers: Record<string, string> | undefined;
   readonly #watch: ChatRequestWatch | undefined;
   #started = false;
-  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** Its keep-alive's timer, shared with the streams that began waiting in the same millisecond. */
+  #keepAliveBatch: KeepAliveBatch | undefined = undefined;
   /** What settled before `respond`: frames, or a failure. */
   #outcome: { frames: Frames } | { failure: unknown } | undefined = undefined;
   #answered: Answered | undefined = undefined;
@@ -98,7 +100,7 @@ class StreamStart implements StartingStream {
     }
     this.#firstStep = firstStep;
     const keepAliveMs = settings.keepAliveIntervalMs;
-    if (keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY) this.#timer = setTimeout(startWithKeepAlive, keepAliveMs, this);
+    if (keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY) this.#keepAliveBatch = KeepAliveBatch.join(this, keepAliveMs);
     // `then`, not `await`: nothing but this reaction is held while the engine is silent.
     firstStep.then(
       (first) => this.#first(first),
@@ -131,6 +133,7 @@ class StreamStart implements StartingStream {
   /** Still silent after the keep-alive interval: the stream starts with a `: keep-alive`. */
   keepAlive(): void {
     // A client that left has nobody to keep alive: the first step settles the request.
+    this.#keepAliveBatch = undefined;
     if (this.#settings.client.closed) return;
     this.#started = true;
     this.#deliver(this.#firstStep);
@@ -138,14 +141,14 @@ class StreamStart implements StartingStream {
 
   #first(first: IteratorResult<ChatEngineEvent>): void {
     if (this.#started) return;
-    clearTimeout(this.#timer);
+    this.#stopKeepAlive();
     this.#deliver(first);
   }
 
   #failedFirst(thrown: unknown): void {
     // Once started, the frame stream reports the failure as an error frame.
     if (this.#started) return;
-    clearTimeout(this.#timer);
+    this.#stopKeepAlive();
     let error: unknown;
     try {
       error = this.#fail(thrown);
@@ -153,6 +156,11 @@ class StreamStart implements StartingStream {
       error = failure;
     }
     this.#settle({ failure: error });
+  }
+
+  #stopKeepAlive(): void {
+    this.#keepAliveBatch?.leave(this);
+    this.#keepAliveBatch = undefined;
   }
 
   #deliver(first: IteratorResult<ChatEngineEvent> | Promise<IteratorResult<ChatEngineEvent>>): void {
@@ -209,8 +217,4 @@ class StreamStart implements StartingStream {
  */
 function rejected(error: unknown): Promise<never> {
   return Promise.reject(error);
-}
-
-function startWithKeepAlive(start: StreamStart): void {
-  start.keepAlive();
 }
