@@ -2,13 +2,11 @@ import { MeasuredDemand, type AccessControl, type Admission, type Principal } fr
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
-import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
 import { engineRequestOf } from '../engine/engine-request-of.js';
 import { measurePromptOf } from '../engine/measured-prompt.js';
 import { selectPassedThrough } from '../engine/pass-through-policy.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
 import { modelNotFoundError } from '../models/model-not-found.js';
 import { createModelRegistry, planAllows, type ModelRegistry, type RegisteredModel } from '../models/model-registry.js';
@@ -21,7 +19,7 @@ import { validateChatRequest } from '../request/validate-chat-request.js';
 import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from '../run/chat-request-observer.js';
 import type { RunSettings } from '../run/run-settings.js';
 import { runToCompletion } from '../run/run-to-completion.js';
-import { isStartingStream, startStream, type StartingStream } from '../run/run-to-stream.js';
+import { startStream, type StartingStream } from '../run/run-to-stream.js';
 import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
 import type { StreamFormat } from '../wire/stream-frame-encoder.js';
 import type { ResponseStore } from '../contract/response-store.js';
@@ -29,6 +27,7 @@ import { generateRandomResponseId, type GenerateResponseId } from '../run/respon
 import { createMemoryResponseStore } from '../streams/responses/memory-response-store.js';
 import { createResponsesApi, type RunRequestFields, type RunWire } from './responses/responses-api.js';
 import { AdmittedRunReport } from './admitted-run-report.js';
+import { HandlerAnswer } from './handler-answer.js';
 import { toFetchHandler } from './to-fetch-handler.js';
 
 /** How long a stored response is kept by default: 30 days (decisions §10). */
@@ -383,31 +382,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
    * promise waits, not one link per function between here and the engine.
    */
   function handle(request: ChatHttpRequest): Promise<ChatHttpResponse> {
-    const requestId = resolveRequestId(request.headers, generateId);
-    // Every response is built for this request, its headers included: set, not copied.
-    const withRequestId = (response: ChatHttpResponse): ChatHttpResponse => {
-      (response.headers as Record<string, string>)['x-request-id'] = requestId;
-      return response;
-    };
-    const answer = (value: ChatHttpResponse | StartingStream): ChatHttpResponse | Promise<ChatHttpResponse> =>
-      isStartingStream(value) ? value.respond(withRequestId, fail) : withRequestId(value);
-    const fail = (thrown: unknown): ChatHttpResponse => {
-      // Its client left: nothing to report and nobody to read an envelope (decisions §5).
-      if (thrown instanceof ClientClosedError) return withRequestId({ status: clientClosedStatus, headers: {}, body: '' });
-      const response = toErrorHttpResponse(thrown);
-      if (response.status >= 500) {
-        try {
-          options.onError?.(thrown, { requestId });
-        } catch {
-          // Reporting must never alter the response.
-        }
-      }
-      return withRequestId(response);
-    };
+    const answer = new HandlerAnswer(resolveRequestId(request.headers, generateId), options);
     try {
-      return Promise.resolve(route(request, requestId)).then(answer, fail);
+      return Promise.resolve(route(request, answer.requestId)).then(
+        (value) => answer.answered(value),
+        (thrown: unknown) => answer.failed(thrown),
+      );
     } catch (thrown) {
-      return Promise.resolve(fail(thrown));
+      return Promise.resolve(answer.failed(thrown));
     }
   }
 

@@ -24,10 +24,8 @@ export const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 
  * (the Responses API's); chat completions' by default.
  */
 export function runToStream(settings: RunSettings, makeFramer?: MakeFramer): Promise<Frames> {
-  return new StreamStart(settings, makeFramer, undefined, undefined).start(framesAsTheyAre, undefined) as Promise<Frames>;
+  return new StreamStart(settings, makeFramer, undefined, undefined).start(undefined) as Promise<Frames>;
 }
-
-const framesAsTheyAre = (frames: unknown): unknown => frames;
 
 /**
  * Starts a stream as `runToStream` does, for a handler that answers it with `headers` (SSE's
@@ -39,13 +37,16 @@ export function startStream(settings: RunSettings, headers: Record<string, strin
   return new StreamStart(settings, makeFramer, headers, watch);
 }
 
+/** What the handler makes of a stream's response once it starts, or of its failure before. */
+export interface StreamAnswer {
+  answered(response: ChatHttpResponse): ChatHttpResponse | Promise<ChatHttpResponse>;
+  failed(thrown: unknown): ChatHttpResponse;
+}
+
 /** A stream response still waiting for its engine's first event (see `startStream`). */
 export interface StartingStream {
-  /**
-   * The response, given to `answered` once the stream starts; a failure before that, to
-   * `failed` (rejects with it when there is none). One waiting promise for the whole handler.
-   */
-  respond(answered: (response: ChatHttpResponse) => ChatHttpResponse, failed: ((thrown: unknown) => ChatHttpResponse) | undefined): Promise<ChatHttpResponse>;
+  /** The response as `answer` makes it, once the stream starts: one waiting promise for the whole handler. */
+  respond(answer: StreamAnswer): Promise<ChatHttpResponse>;
 }
 
 /** Whether a handler's value is a stream still waiting for its first event. */
@@ -53,8 +54,6 @@ export function isStartingStream(value: unknown): value is StartingStream {
   return value instanceof StreamStart;
 }
 
-type Answered = (value: unknown) => unknown;
-type Failed = ((thrown: unknown) => unknown) | undefined;
 
 /**
  * A stream waiting for its engine's first event, or for the keep-alive interval, whichever
@@ -75,8 +74,8 @@ class StreamStart implements StartingStream {
   #keepAliveBatch: KeepAliveBatch | undefined = undefined;
   /** What settled before `respond`: frames, or a failure. */
   #outcome: { frames: Frames } | { failure: unknown } | undefined = undefined;
-  #answered: Answered | undefined = undefined;
-  #failed: Failed = undefined;
+  /** The handler's answer (none for `runToStream`: the frames themselves, a failure as a rejection). */
+  #answer: StreamAnswer | undefined = undefined;
   /** Resolves `respond`'s promise; its `reject` is not kept (see `rejected`). */
   #resolve: ((value: unknown) => void) | undefined = undefined;
 
@@ -101,30 +100,27 @@ class StreamStart implements StartingStream {
     this.#firstStep = firstStep;
     const keepAliveMs = settings.keepAliveIntervalMs;
     if (keepAliveMs > 0 && keepAliveMs < Number.POSITIVE_INFINITY) this.#keepAliveBatch = KeepAliveBatch.join(this, keepAliveMs);
-    // `then`, not `await`: nothing but this reaction is held while the engine is silent.
-    firstStep.then(
-      (first) => this.#first(first),
-      (thrown: unknown) => this.#failedFirst(thrown),
-    );
+    // `then`, not `await`: nothing but this reaction is held while the engine is silent. Bound
+    // methods, not arrows: a waiting stream holds no context object for them.
+    firstStep.then(this.#first.bind(this), this.#failedFirst.bind(this));
   }
 
-  respond(answered: (response: ChatHttpResponse) => ChatHttpResponse, failed: ((thrown: unknown) => ChatHttpResponse) | undefined): Promise<ChatHttpResponse> {
-    return this.start(answered as Answered, failed) as Promise<ChatHttpResponse>;
+  respond(answer: StreamAnswer): Promise<ChatHttpResponse> {
+    return this.start(answer) as Promise<ChatHttpResponse>;
   }
 
-  /** What `respond` and `runToStream` share: the promise of `answered`'s value (frames or a response). */
-  start(answered: Answered, failed: Failed): Promise<unknown> {
+  /** What `respond` and `runToStream` share: the promise of the answer (frames without one). */
+  start(answer: StreamAnswer | undefined): Promise<unknown> {
     const outcome = this.#outcome;
     if (outcome === undefined) {
       return new Promise((resolve) => {
-        this.#answered = answered;
-        this.#failed = failed;
+        this.#answer = answer;
         this.#resolve = resolve;
       });
     }
     this.#outcome = undefined;
     try {
-      return Promise.resolve('frames' in outcome ? answered(this.#response(outcome.frames)) : this.#failure(outcome.failure, failed));
+      return Promise.resolve(this.#answerTo(outcome, answer));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -182,22 +178,22 @@ class StreamStart implements StartingStream {
       return;
     }
     try {
-      resolve('frames' in outcome ? this.#answered!(this.#response(outcome.frames)) : this.#failure(outcome.failure, this.#failed));
+      resolve(this.#answerTo(outcome, this.#answer));
     } catch (error) {
       resolve(rejected(error));
     }
   }
 
-  #response(frames: Frames): unknown {
-    const headers = this.#headers;
-    return headers === undefined ? frames : { status: 200, headers: { ...sseHeaders, ...headers }, events: frames };
-  }
-
-  /** What a failure before the first event becomes: the handler's answer to it, else a rejection. */
-  #failure(thrown: unknown, failed: Failed): unknown {
-    const error = this.#watch === undefined ? thrown : this.#watch.failed(thrown, this.#settings.client);
-    if (failed === undefined) throw error;
-    return failed(error);
+  /** What `answer` makes of the outcome; without one, the frames themselves, or the failure thrown. */
+  #answerTo(outcome: { frames: Frames } | { failure: unknown }, answer: StreamAnswer | undefined): unknown {
+    if ('frames' in outcome) {
+      const headers = this.#headers;
+      if (answer === undefined || headers === undefined) return outcome.frames;
+      return answer.answered({ status: 200, headers: { ...sseHeaders, ...headers }, events: outcome.frames });
+    }
+    const error = this.#watch === undefined ? outcome.failure : this.#watch.failed(outcome.failure, this.#settings.client);
+    if (answer === undefined) throw error;
+    return answer.failed(error);
   }
 
   /** Settles a run that failed before its stream started, and returns what the client is told. */
