@@ -39,7 +39,15 @@ export function runToStream(settings: RunSettings, makeFramer?: MakeFramer): Pro
  * goes through `watch` as any failed request's does.
  */
 export function startStream(settings: RunSettings, headers: Record<string, string>, watch: ChatRequestWatch, makeFramer?: MakeFramer): StartingStream {
-  return new StreamStart(settings, makeFramer, headers, watch);
+  return new StreamStart(settings, makeFramer, hasAny(headers) ? headers : noExtraHeaders, watch);
+}
+
+/** Shared by the streams that add no headers: a waiting stream need not hold an empty object of its own. */
+const noExtraHeaders: Record<string, string> = Object.freeze({});
+
+function hasAny(headers: Record<string, string>): boolean {
+  for (const _name in headers) return true;
+  return false;
 }
 
 /** What the handler makes of a stream's response once it starts, or of its failure before. */
