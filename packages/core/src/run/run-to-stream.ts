@@ -67,7 +67,6 @@ export function isStartingStream(value: unknown): value is StartingStream {
   return value instanceof StreamStart;
 }
 
-
 /**
  * A stream waiting for its engine's first event, or for the keep-alive interval, whichever
  * comes first. One object: a waiting stream holds it, its place in a keep-alive batch, the two
