@@ -8,6 +8,7 @@ import {
   readChatRequest,
   requestTimedOut,
   toErrorHttpResponse,
+  type ChatHttpRequest,
   type ChatHttpRequestBody,
   type ChatHttpResponse,
   type HostOptions,
@@ -53,9 +54,9 @@ export const fastifyQuantumChat: FastifyPluginAsync<HostOptions> = async (fastif
     return send(reply, toErrorHttpResponse(error));
   }
 
-  /** Hands a request to the core; a body Fastify refused itself arrives as `rejected`. */
-  function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
-    const chatRequest = createNodeChatRequest(reply.raw, {
+  /** The core's request for a Fastify request; a body Fastify refused itself arrives as `rejected`. */
+  function chatRequestOf(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): ChatHttpRequest {
+    return createNodeChatRequest(reply.raw, {
       method: request.method,
       path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
       query: request.url.split('?')[1],
@@ -63,7 +64,32 @@ export const fastifyQuantumChat: FastifyPluginAsync<HostOptions> = async (fastif
       headers: request.headers,
       body,
     });
-    return handler.handle(chatRequest).then((response) => send(reply, response), (error: unknown) => fail(reply, error));
+  }
+
+  /** Hands a request to the core; resolves once Fastify has the reply (for the error handler, which awaits it). */
+  function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
+    return handler.handle(chatRequestOf(request, reply, body)).then((response) => send(reply, response), (error: unknown) => fail(reply, error));
+  }
+
+  /**
+   * As `answer`, for the route itself, which returns nothing: Fastify then adds no reaction of
+   * its own to the handler's promise, one less for each stream waiting for its first token. A
+   * throw while sending goes where Fastify would send it: to the error handler above.
+   */
+  function answerThroughReply(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): void {
+    handler.handle(chatRequestOf(request, reply, body)).then(
+      (response) => sendGuarded(reply, send, response),
+      (error: unknown) => sendGuarded(reply, fail, error),
+    );
+  }
+
+  /** Runs one of the two senders; a throw goes to Fastify as a rejected route's would. */
+  function sendGuarded<T>(reply: FastifyReply, sender: (reply: FastifyReply, value: T) => FastifyReply, value: T): void {
+    try {
+      sender(reply, value);
+    } catch (thrown) {
+      reply.send(thrown);
+    }
   }
 
   fastify.setErrorHandler((error, request, reply) => {
@@ -78,6 +104,6 @@ export const fastifyQuantumChat: FastifyPluginAsync<HostOptions> = async (fastif
 
   fastify.all('/*', (request, reply) => {
     const body = request.body;
-    return answer(request, reply, Buffer.isBuffer(body) && body.byteLength > 0 ? { kind: 'bytes', bytes: body } : { kind: 'empty' });
+    answerThroughReply(request, reply, Buffer.isBuffer(body) && body.byteLength > 0 ? { kind: 'bytes', bytes: body } : { kind: 'empty' });
   });
 };

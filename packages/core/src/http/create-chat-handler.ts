@@ -1,14 +1,12 @@
-import { MeasuredDemand, type AccessControl, type Admission, type AdmissionProgress, type Principal } from '../auth/access-control.js';
+import { MeasuredDemand, type AccessControl, type Admission, type Principal } from '../auth/access-control.js';
 import { defaultApiKeyPrefixes, type ApiKeyPrefixes } from '../auth/parse-api-key.js';
 import { createMemoryReplayGuard, type SignatureReplayGuard } from '../auth/signature-replay-guard.js';
 import type { ChatHandler, ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
-import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
 import { engineRequestOf } from '../engine/engine-request-of.js';
 import { measurePromptOf } from '../engine/measured-prompt.js';
 import { selectPassedThrough } from '../engine/pass-through-policy.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
-import { toErrorHttpResponse } from '../errors/to-error-envelope.js';
 import { generateRandomId, type GenerateId } from '../ids.js';
 import { modelNotFoundError } from '../models/model-not-found.js';
 import { createModelRegistry, planAllows, type ModelRegistry, type RegisteredModel } from '../models/model-registry.js';
@@ -19,15 +17,17 @@ import { defaultMaxBodyBytes, defaultRequestTimeoutMs, headerValue, readRequestB
 import { routeRequest, unknownUrlError } from '../request/route-request.js';
 import { validateChatRequest } from '../request/validate-chat-request.js';
 import { ChatRequestWatch, type ChatRequestObserver, type ChatRequestRecord, type ChatRequestStart } from '../run/chat-request-observer.js';
-import type { RunOutcome, RunSettings } from '../run/run-settings.js';
+import type { RunSettings } from '../run/run-settings.js';
 import { runToCompletion } from '../run/run-to-completion.js';
-import { runToStream } from '../run/run-to-stream.js';
+import { startStream, type StartingStream } from '../run/run-to-stream.js';
 import { ResumableStreams, type StreamsOptions } from '../streams/resumable-streams.js';
 import type { StreamFormat } from '../wire/stream-frame-encoder.js';
 import type { ResponseStore } from '../contract/response-store.js';
 import { generateRandomResponseId, type GenerateResponseId } from '../run/responses/response-ids.js';
 import { createMemoryResponseStore } from '../streams/responses/memory-response-store.js';
 import { createResponsesApi, type RunRequestFields, type RunWire } from './responses/responses-api.js';
+import { AdmittedRunReport } from './admitted-run-report.js';
+import { HandlerAnswer } from './handler-answer.js';
 import { toFetchHandler } from './to-fetch-handler.js';
 
 /** How long a stored response is kept by default: 30 days (decisions §10). */
@@ -218,6 +218,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     return model;
   }
 
+  /** A settle that runs beside the answer and fails: reported, never answered. */
+  const reportSettleError = (error: unknown, requestId: string): void => options.onError?.(error, { requestId });
+
   /**
    * Admits a validated request of any API (quotas reserve its prompt and token limit) and
    * makes the settings of its one engine run, settled exactly as a chat completion's.
@@ -244,7 +247,6 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const headers: Record<string, string> = { ...admission?.headers };
     const ignoredParams = passedThrough === undefined ? fields.ignoredParams : fields.ignoredParams.filter((name) => !Object.hasOwn(passedThrough, name));
     if (ignoredParams.length > 0) headers['x-quantum-ignored-params'] = ignoredParamsHeader(ignoredParams);
-    const api = wire.api;
     const settings: RunSettings = {
       engine,
       request: engineRequest,
@@ -258,28 +260,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       includeUsage: wire.includeUsage,
       keepAliveIntervalMs,
       stallTimeoutMs,
-      track: admission?.track === undefined ? undefined : (read: () => AdmissionProgress) => admission!.track!(read),
-      onSettled: (outcome: RunOutcome): Promise<void> | undefined => {
-        // Usage records say which API a request came through.
-        outcome.api = api;
-        const settling = admission?.settle(outcome);
-        // A finished answer waits for a durable settle, whose failure becomes its own.
-        if (admission?.settleBeforeAnswer === true && outcome.status === 200 && !outcome.interrupted && settling instanceof Promise) {
-          return settling.then(
-            () => watch.settle(outcome),
-            (error: unknown) => {
-              // A stream's status is sent already; a JSON answer becomes the error.
-              watch.settle({ ...outcome, status: watch.stream ? outcome.status : QuantumChatError.isInstance(error) ? error.status : 500, interrupted: true });
-              throw error;
-            },
-          );
-        }
-        watch.settle(outcome);
-        void Promise.resolve(settling).catch((error: unknown) => options.onError?.(error, { requestId }));
-        return undefined;
-      },
-      onStreamStart: () => watch.streamStarted(),
-      onFirstToken: watch.firstToken,
+      report: new AdmittedRunReport(watch, admission, wire.api, requestId, reportSettleError),
     };
     return { settings, headers, engineRequest };
   }
@@ -288,27 +269,23 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   function watchedRun(
     request: ChatHttpRequest,
     requestId: string,
-    work: (request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch) => Promise<ChatHttpResponse>,
+    work: (request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch) => Promise<ChatHttpResponse | StartingStream>,
     api: ChatRequestRecord['api'],
-  ): Promise<ChatHttpResponse> {
+  ): Promise<ChatHttpResponse | StartingStream> {
     const observer = observeRequest?.({ requestId, headers: request.headers });
     const watch = new ChatRequestWatch(requestId, observer, options.onRequestSettled, api);
-    let answer: Promise<ChatHttpResponse>;
+    let answer: Promise<ChatHttpResponse | StartingStream>;
     try {
       answer = watch.run(() => work(request, requestId, watch));
     } catch (thrown) {
       answer = Promise.reject(thrown);
     }
     return answer.catch((thrown: unknown) => {
-      // The connection closed: the client left, unless our own request timeout closed it.
-      const left = request.connection.closed && !(QuantumChatError.isInstance(thrown) && thrown.code === 'request_timeout');
-      // Refused before its engine ran: nothing settled it yet.
-      if (!watch.settled) watch.refuse(left ? clientClosedStatus : QuantumChatError.isInstance(thrown) ? thrown.status : 500);
-      throw left && !(thrown instanceof ClientClosedError) ? new ClientClosedError(thrown) : thrown;
+      throw watch.failed(thrown, request.connection);
     });
   }
 
-  async function createCompletion(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse> {
+  async function createCompletion(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse | StartingStream> {
     const { value, principal } = await readAndAuthenticate(request, watch);
     const validated = validateChatRequest(value);
     watch.stream = validated.stream;
@@ -325,12 +302,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     });
     if (!validated.stream) return jsonResponse(200, headers, await runToCompletion(settings));
     if (resumable) return streams.start(settings, principal, headers);
-    // Returned, not awaited: this frame ends here while the stream waits for its first token.
-    return runToStream(settings).then((events) => ({
-      status: 200,
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers },
-      events,
-    }));
+    // Handed back as a value: this frame ends here while the stream waits for its first token.
+    return startStream(settings, headers, watch);
   }
 
   /** The routes on a resumable stream: any key of the creator's organisation and kind (decisions §4.7). */
@@ -374,7 +347,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     onError: (error, requestId) => options.onError?.(error, { requestId }),
   });
 
-  function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse> | ChatHttpResponse {
+  function route(request: ChatHttpRequest, requestId: string): Promise<ChatHttpResponse | StartingStream> | ChatHttpResponse {
     const route = routeRequest(request.method, request.path, request.basePath);
     switch (route.name) {
       case 'create-chat-completion':
@@ -405,31 +378,18 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   /**
    * Chained with `then`, not `await`: a stream waiting for its first token then holds no
    * suspended async frames (each kept its registers alive: about a kilobyte per idle stream).
+   * A stream comes back as a value (`StartingStream`) before its first token: only its own
+   * promise waits, not one link per function between here and the engine.
    */
   function handle(request: ChatHttpRequest): Promise<ChatHttpResponse> {
-    const requestId = resolveRequestId(request.headers, generateId);
-    // Every response is built for this request, its headers included: set, not copied.
-    const withRequestId = (response: ChatHttpResponse): ChatHttpResponse => {
-      (response.headers as Record<string, string>)['x-request-id'] = requestId;
-      return response;
-    };
-    const fail = (thrown: unknown): ChatHttpResponse => {
-      // Its client left: nothing to report and nobody to read an envelope (decisions §5).
-      if (thrown instanceof ClientClosedError) return withRequestId({ status: clientClosedStatus, headers: {}, body: '' });
-      const response = toErrorHttpResponse(thrown);
-      if (response.status >= 500) {
-        try {
-          options.onError?.(thrown, { requestId });
-        } catch {
-          // Reporting must never alter the response.
-        }
-      }
-      return withRequestId(response);
-    };
+    const answer = new HandlerAnswer(resolveRequestId(request.headers, generateId), options);
     try {
-      return Promise.resolve(route(request, requestId)).then(withRequestId, fail);
+      return Promise.resolve(route(request, answer.requestId)).then(
+        (value) => answer.answered(value),
+        (thrown: unknown) => answer.failed(thrown),
+      );
     } catch (thrown) {
-      return Promise.resolve(fail(thrown));
+      return Promise.resolve(answer.failed(thrown));
     }
   }
 

@@ -21,7 +21,8 @@ class NodeChatRequest implements ChatHttpRequest, ClientConnection {
   body: ChatHttpRequestBody;
   closed = false;
   readonly #res: NodeServerResponseLike;
-  #listeners: Array<() => void> | undefined = undefined;
+  /** One listener as it is (most requests have one), several in an array. */
+  #listeners: (() => void) | Array<() => void> | undefined = undefined;
 
   constructor(fields: ChatHttpRequestFields, res: NodeServerResponseLike) {
     this.method = fields.method;
@@ -31,16 +32,10 @@ class NodeChatRequest implements ChatHttpRequest, ClientConnection {
     this.headers = fields.headers;
     this.body = fields.body;
     this.#res = res;
-    const onClose = () => {
-      if (res.writableEnded) return;
-      this.closed = true;
-      const listeners = this.#listeners;
-      this.#listeners = undefined;
-      for (const listener of listeners ?? []) listener();
-    };
     // A host parser may have read the body while the client left: 'close' has fired already then.
-    if (res.destroyed) onClose();
-    else res.on('close', onClose);
+    if (res.destroyed) this.#responseClosed();
+    // Bound, not an arrow: the request holds no context object for it.
+    else res.on('close', this.#responseClosed.bind(this));
   }
 
   get connection(): ClientConnection {
@@ -52,12 +47,28 @@ class NodeChatRequest implements ChatHttpRequest, ClientConnection {
       listener();
       return () => undefined;
     }
+    const listeners = this.#listeners;
     // Copied, not pushed: a pushed array grows to 17 slots, and a request has one or two listeners.
-    this.#listeners = this.#listeners === undefined ? [listener] : [...this.#listeners, listener];
-    return () => {
-      const index = this.#listeners?.indexOf(listener) ?? -1;
-      if (index !== -1) this.#listeners!.splice(index, 1);
-    };
+    this.#listeners = listeners === undefined ? listener : typeof listeners === 'function' ? [listeners, listener] : [...listeners, listener];
+    return this.#unwatch.bind(this, listener);
+  }
+
+  #unwatch(listener: () => void): void {
+    const listeners = this.#listeners;
+    if (listeners === listener) this.#listeners = undefined;
+    else if (Array.isArray(listeners)) {
+      const index = listeners.indexOf(listener);
+      if (index !== -1) listeners.splice(index, 1);
+    }
+  }
+
+  #responseClosed(): void {
+    if (this.#res.writableEnded) return;
+    this.closed = true;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (typeof listeners === 'function') listeners();
+    else for (const listener of listeners ?? []) listener();
   }
 
   destroy(): void {

@@ -1,5 +1,7 @@
 import type { Principal } from '../auth/access-control.js';
-import type { ChatHttpRequest } from '../contract/chat-http-types.js';
+import type { ChatHttpRequest, ClientConnection } from '../contract/chat-http-types.js';
+import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
+import { QuantumChatError } from '../errors/quantum-chat-error.js';
 
 /** What the handler reports of each chat request, once, however it ended. */
 export interface ChatRequestRecord {
@@ -92,9 +94,9 @@ export class ChatRequestWatch {
   }
 
   /** The first frame carrying a token went to the host's writer. */
-  readonly firstToken = (): void => {
+  firstToken(): void {
     this.#firstTokenAt ??= clock();
-  };
+  }
 
   get settled(): boolean {
     return this.#settled;
@@ -121,6 +123,18 @@ export class ChatRequestWatch {
     };
     report(() => this.#observer?.onSettled?.(record));
     report(() => this.#onSettled?.(record));
+  }
+
+  /**
+   * A request whose work failed: settled here if nothing settled it yet (refused before its
+   * engine ran). Returns what the handler answers: a `ClientClosedError` when the client left,
+   * unless our own request timeout closed the connection.
+   */
+  failed(thrown: unknown, connection: ClientConnection): unknown {
+    const timedOut = QuantumChatError.isInstance(thrown) && thrown.code === 'request_timeout';
+    const left = connection.closed && !timedOut;
+    if (!this.#settled) this.refuse(left ? clientClosedStatus : QuantumChatError.isInstance(thrown) ? thrown.status : 500);
+    return left && !(thrown instanceof ClientClosedError) ? new ClientClosedError(thrown) : thrown;
   }
 
   /** A request refused before its engine ran (or whose failure nothing settled yet). */

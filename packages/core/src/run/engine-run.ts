@@ -32,9 +32,6 @@ export class EngineRun {
   #finished = false;
   #stopped = false;
   #stopReason: unknown = undefined;
-  readonly #onClientGone = () => {
-    this.#controller!.abort(clientClosedError());
-  };
   #onShutdown: (() => void) | undefined = undefined;
 
   /** `stream`: whether the client reads the events as they come (false: it waits for the whole answer). */
@@ -61,8 +58,13 @@ export class EngineRun {
       this.#onShutdown = () => controller.abort(shutdownSignal.reason);
       shutdownSignal.addEventListener('abort', this.#onShutdown, { once: true });
     }
-    if (!controller.signal.aborted) this.#unwatchClient = this.#settings.client.onClose(this.#onClientGone);
+    // Bound, not an arrow: made only for an engine that reads its signal, and without a context object.
+    if (!controller.signal.aborted) this.#unwatchClient = this.#settings.client.onClose(this.#clientGone.bind(this));
     return controller.signal;
+  }
+
+  #clientGone(): void {
+    this.#controller!.abort(clientClosedError());
   }
 
   /** Ends the engine (once): `return()` on its iterator, and an abort unless it finished its answer. */

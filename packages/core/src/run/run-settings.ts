@@ -1,9 +1,10 @@
-import type { AdmissionOutcome, AdmissionProgress } from '../auth/access-control.js';
+import type { AdmissionOutcome } from '../auth/access-control.js';
 import type { ClientConnection } from '../contract/chat-http-types.js';
 import type { ChatEngine, ChatEngineRequest } from '../engine/chat-engine.js';
 import type { MeasuredPrompt } from '../engine/measured-prompt.js';
 import type { GenerateId } from '../ids.js';
 import type { StreamFormat } from '../wire/stream-frame-encoder.js';
+import type { RunReport } from './run-report.js';
 
 /** What one engine run needs: the engine and its request, the client, and how to settle. */
 export interface RunSettings {
@@ -33,18 +34,8 @@ export interface RunSettings {
    * 0 or less: never.
    */
   stallTimeoutMs?: number;
-  /**
-   * Called once with how the request ended, to settle quota and log. A promise: the answer is
-   * acknowledged only once it resolves (a durable usage row); for a finished request the last
-   * bytes wait for it, and its rejection fails the answer.
-   */
-  onSettled(outcome: RunOutcome): void | Promise<void>;
-  /** Given, once the engine starts, a reader of the tokens produced so far (see `Admission.track`). */
-  track?: ((read: () => AdmissionProgress) => void) | undefined;
-  /** A stream's engine produced its first event: its frames follow. */
-  onStreamStart?: (() => void) | undefined;
-  /** A stream's first token frame was handed to the host's writer. */
-  onFirstToken?: (() => void) | undefined;
+  /** Where the run reports its settlement and progress. */
+  report: RunReport;
 }
 
 /** How a run ended: what settles the admission, and what observers are told besides. */

@@ -31,11 +31,11 @@ export interface RunCollector {
 export async function runToFinish(settings: RunSettings, collector: RunCollector): Promise<FinishEvent> {
   const run = new EngineRun(settings, false);
   const progress = new RunProgress(settings.engine, settings.request, settings.prompt);
-  settings.track?.(() => progress.outcome(200, false));
+  settings.report.track(progress);
   const finish = await collectUntilFinish(settings, run, progress, collector);
   // An engine that finished although its client had left: the answer reaches nobody.
   const left = settings.client.closed;
-  const acknowledged = settings.onSettled(progress.outcome(left ? clientClosedStatus : 200, left));
+  const acknowledged = settings.report.settled(progress.outcome(left ? clientClosedStatus : 200, left));
   if (acknowledged !== undefined) await acknowledged;
   return finish;
 }
@@ -58,7 +58,7 @@ async function collectUntilFinish(settings: RunSettings, run: EngineRun, progres
   } catch (thrown) {
     const error = explainFailure(settings, thrown);
     // A failed run acknowledges nothing: its settle runs beside the error.
-    void settings.onSettled(progress.outcome(failureStatus(settings, error), true));
+    void settings.report.settled(progress.outcome(failureStatus(settings, error), true));
     throw settings.client.closed ? new ClientClosedError(error) : error;
   } finally {
     run.stop();

@@ -52,7 +52,7 @@ export function streamRunFrames(
   first: IteratorResult<ChatEngineEvent> | Promise<IteratorResult<ChatEngineEvent>>,
   makeFramer?: (settings: RunSettings) => RunFramer,
 ): AsyncIterableIterator<string> {
-  settings.onStreamStart?.();
+  settings.report.streamStarted();
   const framer = makeFramer === undefined ? chatFramer(settings) : makeFramer(settings);
   const hooks = runFrameHooks(settings, run, progress, framer);
   return new FrameStream(run.iterator, first, hooks, {
@@ -75,7 +75,7 @@ function runFrameHooks(
   const settle = (interrupted: boolean): void | Promise<void> => {
     if (settled) return;
     settled = true;
-    return settings.onSettled(progress.outcome(200, interrupted));
+    return settings.report.settled(progress.outcome(200, interrupted));
   };
 
   // A client that leaves settles the request at once, even while nobody pulls a frame (the
@@ -100,7 +100,9 @@ function runFrameHooks(
       if (framer.beforeLast === undefined) return settling;
       return settling === undefined ? framer.beforeLast(event) : settling.then(() => framer.beforeLast!(event));
     },
-    onFirstFrame: settings.onFirstToken,
+    onFirstFrame() {
+      settings.report.firstToken();
+    },
     onFinished() {
       run.markFinished();
       void settle(false);

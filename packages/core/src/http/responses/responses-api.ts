@@ -9,7 +9,7 @@ import { toEngineRequest, referencedItemIds, resolveInputItems, type LoadedConve
 import { validateCreateResponse, type ValidatedResponseRequest } from '../../request/responses/validate-create-response.js';
 import type { ChatRequestWatch } from '../../run/chat-request-observer.js';
 import type { RunSettings } from '../../run/run-settings.js';
-import { runToStream } from '../../run/run-to-stream.js';
+import { sseHeadersWith, startStream, type StartingStream } from '../../run/run-to-stream.js';
 import type { GenerateResponseId } from '../../run/responses/response-ids.js';
 import { responseFramer, runResponseToCompletion, type ResponseRunOptions } from '../../run/responses/response-run.js';
 import { createResponseShell } from '../../run/responses/response-shell.js';
@@ -66,7 +66,6 @@ export interface ResponsesApiDeps {
 const streamKind = 'responses';
 
 const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' } as const;
-const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
 
 function json(status: number, headers: Record<string, string>, body: unknown): ChatHttpResponse {
   return { status, headers: { ...jsonHeaders, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) };
@@ -141,7 +140,7 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
   }
 
   /** `POST /responses`: one engine run, answered as a `Response` or its event stream. */
-  async function create(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse> {
+  async function create(request: ChatHttpRequest, requestId: string, watch: ChatRequestWatch): Promise<ChatHttpResponse | StartingStream> {
     const { value, principal } = await deps.readAndAuthenticate(request, watch);
     const validated = validateCreateResponse(value);
     watch.stream = validated.stream;
@@ -204,7 +203,8 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
         throw error;
       });
     }
-    return runToStream(settings, wire.makeFramer).then((events) => ({ status: 200, headers: { ...sseHeaders, ...headers }, events }));
+    // Handed back as a value: this frame ends here while the stream waits for its first event.
+    return startStream(settings, headers, watch, wire.makeFramer);
   }
 
   /** `GET /responses/{id}`. */
@@ -224,7 +224,7 @@ export function createResponsesApi(deps: ResponsesApiDeps) {
     if (events === undefined) {
       throw new QuantumChatError('invalid_value', `The response '${id.slice(0, 100)}' has no stream to resume: it was not streamed, or its stream is no longer kept.`, { param: 'stream' });
     }
-    return { status: 200, headers: { ...sseHeaders, ...headers }, events };
+    return { status: 200, headers: sseHeadersWith(headers), events };
   }
 
   /** `POST /responses/{id}/cancel`: stops a background response; a finished one is answered as it is. */
