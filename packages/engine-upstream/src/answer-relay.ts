@@ -29,6 +29,15 @@ const toolCallCharacters = 32;
 /** What one token's log probabilities cost of the budget: one token of our own count. */
 const logprobCharacters = 4;
 
+/** No tool call yet: most answers have none, so their two sets are made only once a call comes. */
+const noCalls: ReadonlySet<number> = new Set();
+
+/** `calls` with `index` added (a set of its own the first time). */
+function withCall(calls: ReadonlySet<number>, index: number): Set<number> {
+  const own = calls === noCalls ? new Set<number>() : (calls as Set<number>);
+  return own.add(index);
+}
+
 /** `text` cut to `length` units, never between the two halves of a surrogate pair. */
 function clipText(text: string, length: number): string {
   if (length <= 0) return '';
@@ -62,9 +71,9 @@ export class AnswerRelay {
   #budget: number;
   #isCut = false;
   /** The tool calls (by index) that have had their named first event. */
-  readonly #announced = new Set<number>();
+  #announced: ReadonlySet<number> = noCalls;
   /** The tool calls already charged their markers. */
-  readonly #charged = new Set<number>();
+  #charged: ReadonlySet<number> = noCalls;
   readonly #options: AnswerRelayOptions;
 
   constructor(options: AnswerRelayOptions) {
@@ -139,7 +148,7 @@ export class AnswerRelay {
   toolCall(index: number, name: string | undefined, argumentsSoFar: string, argumentsDelta: string): void {
     if (this.#isCut) return;
     if (!this.#charged.has(index)) {
-      this.#charged.add(index);
+      this.#charged = withCall(this.#charged, index);
       if (!this.spend(toolCallCharacters)) return;
     }
     if (this.#announced.has(index)) {
@@ -152,7 +161,7 @@ export class AnswerRelay {
       const relayedName = this.withinBudget(name);
       if (this.#isCut) return;
       const relayedArguments = this.withinBudget(argumentsSoFar);
-      this.#announced.add(index);
+      this.#announced = withCall(this.#announced, index);
       this.#otherText += relayedName + relayedArguments;
       this.#events.push({ type: 'tool-call', index, name: relayedName, argumentsDelta: relayedArguments });
     }
@@ -167,7 +176,7 @@ export class AnswerRelay {
   unnamedCall(index: number, argumentsSoFar: string): boolean {
     const relayedArguments = this.withinBudget(argumentsSoFar);
     if (this.#isCut && relayedArguments === '') return false;
-    this.#announced.add(index);
+    this.#announced = withCall(this.#announced, index);
     this.#otherText += relayedArguments;
     this.#events.push({ type: 'tool-call', index, name: '', argumentsDelta: relayedArguments });
     return true;

@@ -1,6 +1,6 @@
 import { QuantumChatError, type ChatEngineEvent, type TokenLogprob } from '@quantum-chat/core';
 import type { SseEvent } from '@quantum-chat/core/sse';
-import { createDialectReader, type DialectSink, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
+import { createDialectReader, type DialectReader, type DialectSink, type TrackedToolCall, type WireError, type WireUsage } from '@quantum-chat/core/dialect';
 import { AnswerRelay, type AnswerRelayOptions, type ContentEvent } from './answer-relay.js';
 import { failureFromStatus } from './upstream-failure.js';
 
@@ -48,77 +48,121 @@ export function streamedFailure(error: WireError): QuantumChatError {
  * mapper.read({ event: undefined, data: '{"choices":[{"delta":{"reasoning_content":"Hmm."}}]}', id: undefined }); // [{ type: 'reasoning', text: 'Hmm.' }]
  */
 export function createUpstreamChunkMapper(options: UpstreamChunkMapperOptions): UpstreamChunkMapper {
-  const relay = new AnswerRelay(options);
-  let finishReason: string | undefined;
-  let usage: WireUsage | undefined;
+  return new ChatChunkMapper(options);
+}
+
+/**
+ * What the dialect reader reports, turned into relayed events. A class, not an object of
+ * closures: one object a request instead of eight functions and their context.
+ */
+class RelayingSink implements DialectSink {
+  readonly relay: AnswerRelay;
+  finishReason: string | undefined = undefined;
+  reportedUsage: WireUsage | undefined = undefined;
   /** Token logprobs whose text is still held (a `<think>` tag undecided): they go with the next content. */
-  let heldLogprobs: TokenLogprob[] | undefined;
+  heldLogprobs: TokenLogprob[] | undefined = undefined;
   /** The content event of the chunk being read, which its logprobs join. */
-  let chunkContent: ContentEvent | undefined;
+  chunkContent: ContentEvent | undefined = undefined;
 
-  const sink: DialectSink = {
-    reasoning: (whole) => relay.reasoning(whole),
-    content(whole) {
-      const event = relay.content(whole);
-      if (event === undefined) return;
-      if (heldLogprobs !== undefined) {
-        event.logprobs = heldLogprobs;
-        heldLogprobs = undefined;
-      }
-      chunkContent = event;
-    },
-    logprobs(all) {
-      const entries = relay.logprobs(all);
-      if (entries.length === 0) return;
-      const target = chunkContent;
-      if (target === undefined) heldLogprobs = heldLogprobs === undefined ? entries : [...heldLogprobs, ...entries];
-      else target.logprobs = target.logprobs === undefined ? entries : [...target.logprobs, ...entries];
-    },
-    toolCall: (call, wholeDelta) => relay.toolCall(call.index, call.name, call.arguments, wholeDelta),
-    usage(reported) {
-      // Usage may come on every chunk (vLLM's continuous usage) or once at the end: keep the last.
-      usage = reported;
-    },
-    finish(reason) {
-      finishReason = reason;
-    },
-    error(error): never {
-      throw streamedFailure(error);
-    },
-    malformed(problem): never {
-      throw new QuantumChatError('upstream_error', `The model server sent ${problem}.`);
-    },
-  };
-  const reader = createDialectReader(sink, { thinkTags: true, ...(options.maxToolArgumentsLength !== undefined ? { maxToolArgumentsLength: options.maxToolArgumentsLength } : {}) });
+  constructor(relay: AnswerRelay) {
+    this.relay = relay;
+  }
 
-  return {
-    read(event) {
-      chunkContent = undefined;
-      reader.read(event);
-      return relay.take();
-    },
-    readWhole(value) {
-      chunkContent = undefined;
-      reader.readChunk(value);
-      return relay.take();
-    },
-    end() {
-      reader.end();
-      // Calls whose name never came are announced with an empty one (not once the answer was cut: they may be past the cut).
-      for (const call of relay.cut ? [] : reader.toolCalls.calls()) {
-        if (relay.announced(call.index)) continue;
-        if (!relay.unnamedCall(call.index, call.arguments)) break;
-      }
-      const finish = relay.finish(finishReason, usage);
-      // What the upstream reported in OpenAI's fields is passed on (decisions §3).
-      const fingerprint = reader.systemFingerprint();
-      if (fingerprint !== undefined) finish.systemFingerprint = fingerprint;
-      relay.push(finish);
-      return relay.take();
-    },
-    done: reader.done,
-    started: reader.started,
-    finished: () => finishReason !== undefined,
-    cut: () => relay.cut,
-  };
+  reasoning(whole: string): void {
+    this.relay.reasoning(whole);
+  }
+
+  content(whole: string): void {
+    const event = this.relay.content(whole);
+    if (event === undefined) return;
+    if (this.heldLogprobs !== undefined) {
+      event.logprobs = this.heldLogprobs;
+      this.heldLogprobs = undefined;
+    }
+    this.chunkContent = event;
+  }
+
+  logprobs(all: TokenLogprob[]): void {
+    const entries = this.relay.logprobs(all);
+    if (entries.length === 0) return;
+    const target = this.chunkContent;
+    if (target === undefined) this.heldLogprobs = this.heldLogprobs === undefined ? entries : [...this.heldLogprobs, ...entries];
+    else target.logprobs = target.logprobs === undefined ? entries : [...target.logprobs, ...entries];
+  }
+
+  toolCall(call: TrackedToolCall, wholeDelta: string): void {
+    this.relay.toolCall(call.index, call.name, call.arguments, wholeDelta);
+  }
+
+  usage(reported: WireUsage): void {
+    // Usage may come on every chunk (vLLM's continuous usage) or once at the end: keep the last.
+    this.reportedUsage = reported;
+  }
+
+  finish(reason: string): void {
+    this.finishReason = reason;
+  }
+
+  error(error: WireError): never {
+    throw streamedFailure(error);
+  }
+
+  malformed(problem: string): never {
+    throw new QuantumChatError('upstream_error', `The model server sent ${problem}.`);
+  }
+}
+
+class ChatChunkMapper implements UpstreamChunkMapper {
+  readonly #sink: RelayingSink;
+  readonly #reader: DialectReader;
+
+  constructor(options: UpstreamChunkMapperOptions) {
+    this.#sink = new RelayingSink(new AnswerRelay(options));
+    this.#reader = createDialectReader(this.#sink, { thinkTags: true, ...(options.maxToolArgumentsLength !== undefined ? { maxToolArgumentsLength: options.maxToolArgumentsLength } : {}) });
+  }
+
+  read(event: SseEvent): ChatEngineEvent[] {
+    this.#sink.chunkContent = undefined;
+    this.#reader.read(event);
+    return this.#sink.relay.take();
+  }
+
+  readWhole(value: unknown): ChatEngineEvent[] {
+    this.#sink.chunkContent = undefined;
+    this.#reader.readChunk(value);
+    return this.#sink.relay.take();
+  }
+
+  end(): ChatEngineEvent[] {
+    const reader = this.#reader;
+    const { relay } = this.#sink;
+    reader.end();
+    // Calls whose name never came are announced with an empty one (not once the answer was cut: they may be past the cut).
+    for (const call of relay.cut ? [] : reader.toolCalls.calls()) {
+      if (relay.announced(call.index)) continue;
+      if (!relay.unnamedCall(call.index, call.arguments)) break;
+    }
+    const finish = relay.finish(this.#sink.finishReason, this.#sink.reportedUsage);
+    // What the upstream reported in OpenAI's fields is passed on (decisions §3).
+    const fingerprint = reader.systemFingerprint();
+    if (fingerprint !== undefined) finish.systemFingerprint = fingerprint;
+    relay.push(finish);
+    return relay.take();
+  }
+
+  done(): boolean {
+    return this.#reader.done();
+  }
+
+  started(): boolean {
+    return this.#reader.started();
+  }
+
+  finished(): boolean {
+    return this.#sink.finishReason !== undefined;
+  }
+
+  cut(): boolean {
+    return this.#sink.relay.cut;
+  }
 }
