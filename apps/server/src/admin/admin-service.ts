@@ -277,7 +277,8 @@ export function createAdminService(options: AdminServiceOptions) {
      * then stops (its expiry is brought forward, never pushed back).
      */
     async rotateKey(id: string, input: unknown, by: AdminActor): Promise<RotatedApiKey> {
-      const request = body(rotateKeyRequestSchema, input ?? {});
+      // The body is optional, but a JSON `null` sent as one is not the object it would be.
+      const request = body(rotateKeyRequestSchema, input === undefined ? {} : input);
       const newExpiry = futureTime(request.expires_at, 'expires_at');
       const old = await requireKey(id);
       requireChangeable(old, 'rotated');
