@@ -85,7 +85,8 @@ export class UpstreamAttempt implements WaitHooks {
     this.target = target;
     this.#request = request;
     this.#context = context;
-    this.#forwardAbort = () => this.#upstream.abort(context.signal.reason);
+    // Bound, not an arrow over the constructor's scope: with that arrow, V8's scavenger kept every request's objects until promoted (see docs/benchmarks.md).
+    this.#forwardAbort = this.#abortUpstream.bind(this);
     context.signal.addEventListener('abort', this.#forwardAbort, { once: true });
     this.#deadline = new Deadline(this.#upstream);
     this.#countPrompt = countPrompt;
@@ -101,6 +102,11 @@ export class UpstreamAttempt implements WaitHooks {
     this.#watch = watchUpstreamRequest(settings.options, { url: target.url, model: target.model, requestId: context.requestId, headers: this.#headers });
     if (this.#whole) this.#deadline.arm(settings.answerTimeoutMs, answerTimeout);
     else this.#deadline.arm(settings.firstTokenTimeoutMs, firstTokenTimeout);
+  }
+
+  /** The client left or the server shuts down: the upstream request is aborted with the same reason. */
+  #abortUpstream(): void {
+    this.#upstream.abort(this.#context.signal.reason);
   }
 
   /**
