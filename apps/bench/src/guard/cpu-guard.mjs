@@ -39,6 +39,8 @@ const floors = {
   durableSettles: 0.09,
   /** handle() of a JSON request around the reference engine vs the same engine told its client streams, a piece per token (1.70–1.74). */
   referenceWhole: 1.25,
+  /** The upstream engine relaying 20-chunk streams in memory vs a plain decode-split-parse generator (0.76–0.77; 0.48–0.49 when each request outlives a scavenge, as with the attempt's abort arrow). */
+  upstreamStream: 0.6,
 };
 
 function measure(group) {

@@ -9,6 +9,7 @@ import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
+import { createUpstreamEngine } from '@quantum-chat/engine-upstream';
 import { createAccessControl, createLimiter, createMemoryStore, issueApiKey } from '@quantum-chat/access-control';
 import { createParser } from 'eventsource-parser';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -463,6 +464,61 @@ groups.referenceWhole = async function referenceWholeGroup() {
     return tokens;
   };
   return compare({ core: run(handlers.core), reference: run(handlers.reference), work, check: expectSame() });
+};
+
+/** A 20-chunk chat completion stream as an upstream sends it, and a `fetch` that answers it from memory. */
+function upstreamStreamFromMemory() {
+  const chunk = (delta, finish) => `data: ${JSON.stringify({ id: 'chatcmpl-up', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const text =
+    Array.from({ length: 20 }, (_, index) => chunk({ content: `word${index} ` }, null)).join('') +
+    chunk({}, 'stop') +
+    `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 20, total_tokens: 32 } })}\n\ndata: [DONE]\n\n`;
+  const bytes = new TextEncoder().encode(text);
+  const fetchFromMemory = async () => ({
+    ok: true,
+    status: 200,
+    headers: { get: (name) => (name === 'content-type' ? 'text/event-stream' : null) },
+    body: {
+      getReader() {
+        let read = false;
+        return { read: async () => (read ? { done: true, value: undefined } : ((read = true), { done: false, value: bytes })), cancel: async () => undefined };
+      },
+    },
+  });
+  return { bytes, fetchFromMemory };
+}
+
+/** The least a relay does with such a stream: decode, split events, parse each, yield its content. */
+async function* plainUpstreamEvents(bytes, signal) {
+  for (const block of textDecoder.decode(bytes).split('\n\n')) {
+    signal.throwIfAborted();
+    const data = block.startsWith('data: ') ? block.slice(6) : '';
+    if (data === '' || data === '[DONE]') continue;
+    const content = JSON.parse(data).choices[0]?.delta?.content;
+    if (content !== undefined) yield { type: 'content', text: content };
+  }
+  yield { type: 'finish', reason: 'stop' };
+}
+
+groups.upstreamStream = async function upstreamStreamGroup() {
+  // The upstream engine relaying 20-chunk streams one after another, in memory, against a plain
+  // generator doing the least of that work. Both make their request's signal; the ratio falls
+  // when each request outlives a scavenge (the attempt's abort listener as an arrow kept every
+  // request until promoted: 40 µs a stream instead of 28 here).
+  const { bytes, fetchFromMemory } = upstreamStreamFromMemory();
+  const engine = createUpstreamEngine({ baseUrl: 'http://upstream.invalid/v1', model: 'up', fetch: fetchFromMemory });
+  const request = { model: 'quantum-flash', messages: [{ role: 'user', content: 'Hello there, how are you?' }], tools: [], toolChoice: 'auto', parallelToolCalls: true, temperature: 0.7, maxTokens: 62, reasoning: false };
+  const work = 4000;
+  const streams = (open) => async () => {
+    let events = 0;
+    for (let index = 0; index < work; index++) {
+      for await (const _event of open(new AbortController().signal, index)) events++;
+    }
+    return events;
+  };
+  const core = streams((signal, index) => engine.generate(request, { signal, requestId: `req_${index}`, stream: true }));
+  const reference = streams((signal) => plainUpstreamEvents(bytes, signal));
+  return compare({ core, reference, work, check: expectSame() });
 };
 
 const name = process.argv[2];
