@@ -66,17 +66,12 @@ export const fastifyQuantumChat: FastifyPluginAsync<HostOptions> = async (fastif
     });
   }
 
-  /** Hands a request to the core; resolves once Fastify has the reply (for the error handler, which awaits it). */
-  function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): Promise<FastifyReply> {
-    return handler.handle(chatRequestOf(request, reply, body)).then((response) => send(reply, response), (error: unknown) => fail(reply, error));
-  }
-
   /**
-   * As `answer`, for the route itself, which returns nothing: Fastify then adds no reaction of
-   * its own to the handler's promise, one less for each stream waiting for its first token. A
-   * throw while sending goes where Fastify would send it: to the error handler above.
+   * Hands a request to the core and sends its answer through the reply. Returns nothing: Fastify
+   * then adds no reaction of its own to the handler's promise, one less for each stream waiting
+   * for its first token. A throw while sending goes where Fastify would send it.
    */
-  function answerThroughReply(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): void {
+  function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): void {
     handler.handle(chatRequestOf(request, reply, body)).then(
       (response) => sendGuarded(reply, send, response),
       (error: unknown) => sendGuarded(reply, fail, error),
@@ -94,16 +89,16 @@ export const fastifyQuantumChat: FastifyPluginAsync<HostOptions> = async (fastif
 
   fastify.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 500) return fail(reply, error);
+    // Every branch sends through the reply itself and returns nothing, as the route does.
+    if (status >= 500) sendGuarded(reply, fail, error);
     // Fastify refuses a malformed content-type before reading the body: read it as Express
     // would, so the core checks size before type in both.
-    if (status === 415) return readChatRequest(request.raw, reply.raw, { maxBodyBytes }).then(({ body }) => answer(request, reply, body));
-    if (requestTimedOut(request.raw)) return answer(request, reply, { kind: 'rejected', reason: 'timed-out' });
-    return answer(request, reply, { kind: 'rejected', reason: status === 413 ? 'too-large' : 'unreadable' });
+    else if (status === 415) readChatRequest(request.raw, reply.raw, { maxBodyBytes }).then(({ body }) => answer(request, reply, body), (thrown: unknown) => sendGuarded(reply, fail, thrown));
+    else answer(request, reply, { kind: 'rejected', reason: requestTimedOut(request.raw) ? 'timed-out' : status === 413 ? 'too-large' : 'unreadable' });
   });
 
   fastify.all('/*', (request, reply) => {
     const body = request.body;
-    answerThroughReply(request, reply, Buffer.isBuffer(body) && body.byteLength > 0 ? { kind: 'bytes', bytes: body } : { kind: 'empty' });
+    answer(request, reply, Buffer.isBuffer(body) && body.byteLength > 0 ? { kind: 'bytes', bytes: body } : { kind: 'empty' });
   });
 };
