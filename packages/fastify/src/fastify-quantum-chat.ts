@@ -8,7 +8,6 @@ import {
   readChatRequest,
   requestTimedOut,
   toErrorHttpResponse,
-  type ChatHttpRequest,
   type ChatHttpRequestBody,
   type ChatHttpResponse,
   type HostOptions,
@@ -54,9 +53,14 @@ export const fastifyQuantumChat: FastifyPluginAsync<HostOptions> = async (fastif
     return send(reply, toErrorHttpResponse(error));
   }
 
-  /** The core's request for a Fastify request; a body Fastify refused itself arrives as `rejected`. */
-  function chatRequestOf(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): ChatHttpRequest {
-    return createNodeChatRequest(reply.raw, {
+  /**
+   * Hands a request to the core (a body Fastify refused itself arrives as `rejected`) and sends
+   * its answer through the reply. Returns nothing: Fastify then adds no reaction of its own to
+   * the handler's promise, one less for each waiting stream. A throw while sending goes where
+   * Fastify would send it.
+   */
+  function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): void {
+    const chatRequest = createNodeChatRequest(reply.raw, {
       method: request.method,
       path: request.url.slice(prefix.length).split('?', 1)[0] || '/',
       query: request.url.split('?')[1],
@@ -64,15 +68,7 @@ export const fastifyQuantumChat: FastifyPluginAsync<HostOptions> = async (fastif
       headers: request.headers,
       body,
     });
-  }
-
-  /**
-   * Hands a request to the core and sends its answer through the reply. Returns nothing: Fastify
-   * then adds no reaction of its own to the handler's promise, one less for each stream waiting
-   * for its first token. A throw while sending goes where Fastify would send it.
-   */
-  function answer(request: FastifyRequest, reply: FastifyReply, body: ChatHttpRequestBody): void {
-    handler.handle(chatRequestOf(request, reply, body)).then(
+    handler.handle(chatRequest).then(
       (response) => sendGuarded(reply, send, response),
       (error: unknown) => sendGuarded(reply, fail, error),
     );
