@@ -18,6 +18,7 @@ import {
 import { resolveUpstreamLimits } from './upstream-limits.js';
 import { UsualPromptSize } from './usual-prompt-size.js';
 import { fetchTransport, undiciTransport } from './upstream-transport.js';
+import { isRunAborted } from './run-abort.js';
 
 /** The deployments of the options: `deployments`, or the one of `baseUrl`, `model` and `apiKey`. */
 function readDeployments(options: UpstreamEngineOptions): readonly UpstreamDeployment[] {
@@ -45,8 +46,8 @@ function isDeploymentFault(failure: unknown, status: number | undefined): boolea
 }
 
 /** Retried only while nothing reached our caller, on a deployment not tried yet, for a deployment's fault. */
-function isRetried(failure: unknown, status: number | undefined, yielded: boolean, attemptsLeft: boolean, client: AbortSignal): boolean {
-  return failure !== undefined && !yielded && attemptsLeft && !client.aborted && isDeploymentFault(failure, status);
+function isRetried(failure: unknown, status: number | undefined, yielded: boolean, attemptsLeft: boolean, context: ChatEngineContext): boolean {
+  return failure !== undefined && !yielded && attemptsLeft && !isRunAborted(context) && isDeploymentFault(failure, status);
 }
 
 /** How long the deployment asked us to stay away (`retry-after` of a 429 or 503), if it did. */
@@ -135,7 +136,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
         usualPrompt.observe(run.countPrompt());
         lease.succeeded();
       } else lease.released();
-    } else if (!run.context.signal.aborted && isDeploymentFault(failure, status)) {
+    } else if (!isRunAborted(run.context) && isDeploymentFault(failure, status)) {
       // A timeout on a prompt far above the usual size may be the prompt's: it counts less.
       const weight = QuantumChatError.isInstance(failure) && failure.code === 'upstream_timeout' ? usualPrompt.timeoutWeight(run.countPrompt()) : 1;
       (run.verdicts ??= new FailureVerdicts()).failed(lease, failure, status, retryAfterOf(failure), weight);
@@ -145,7 +146,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
   }
 
   const isRetriedAttempt = (run: RequestRun, current: UpstreamAttempt, attempt: number) =>
-    isRetried(current.failure, current.status, current.yielded, attempt < maxAttempts, run.context.signal);
+    isRetried(current.failure, current.status, current.yielded, attempt < maxAttempts, run.context);
 
   /** Waits the retry delay before the next attempt; a client leaving meanwhile ends the request. */
   async function waitBeforeRetry(run: RequestRun, attempt: number): Promise<void> {
@@ -163,7 +164,7 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
    * a generator in between (each would add an asynchronous step per event).
    */
   async function* generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncGenerator<ChatEngineEvent> {
-    context.signal.throwIfAborted();
+    if (isRunAborted(context)) context.signal.throwIfAborted();
     const run = new RequestRun(request, context, passThrough);
     for (let attempt = 1; ; attempt++) {
       const { lease, current } = nextAttempt(run, attempt);

@@ -1,19 +1,20 @@
 import type { QuantumChatError } from '@quantum-chat/core';
+import type { UpstreamAbort } from './upstream-abort.js';
 
 /** Says which limit ran out, from the limit in milliseconds. */
 export type TimeoutError = (limitMs: number) => QuantumChatError;
 
 /**
- * One resettable timer that aborts a controller with the error it was armed with, so every
+ * One resettable timer that aborts an upstream request with the error it was armed with, so every
  * pending read or connect fails at once and the error says which limit was hit. A class whose
  * timer carries its arguments: a waiting stream holds one object, no closures made per arming.
  */
 export class Deadline {
-  readonly #controller: AbortController;
+  readonly #abort: UpstreamAbort;
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
 
-  constructor(controller: AbortController) {
-    this.#controller = controller;
+  constructor(abort: UpstreamAbort) {
+    this.#abort = abort;
   }
 
   /**
@@ -23,7 +24,7 @@ export class Deadline {
   arm(milliseconds: number, timeoutError: TimeoutError, limitMs = milliseconds): void {
     this.clear();
     if (!(milliseconds > 0 && milliseconds < Number.POSITIVE_INFINITY)) return;
-    this.#timer = setTimeout(abortWithTimeout, milliseconds, this.#controller, timeoutError, limitMs);
+    this.#timer = setTimeout(abortWithTimeout, milliseconds, this.#abort, timeoutError, limitMs);
   }
 
   clear(): void {
@@ -32,6 +33,6 @@ export class Deadline {
   }
 }
 
-function abortWithTimeout(controller: AbortController, timeoutError: TimeoutError, limitMs: number): void {
-  controller.abort(timeoutError(limitMs));
+function abortWithTimeout(abort: UpstreamAbort, timeoutError: TimeoutError, limitMs: number): void {
+  abort.abort(timeoutError(limitMs));
 }

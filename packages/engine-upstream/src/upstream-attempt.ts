@@ -3,8 +3,10 @@ import type { SseEvent } from '@quantum-chat/core/sse';
 import { readErrorPayload, type WireUsage } from '@quantum-chat/core/dialect';
 import { countApproximateTokens } from './approximate-tokens.js';
 import { Deadline } from './deadline.js';
+import { UpstreamAbort } from './upstream-abort.js';
 import { readCappedText } from './read-capped-body.js';
 import { readUpstreamEvents, type WaitHooks } from './read-upstream-events.js';
+import { isRunAborted, listenForAbort, stopListeningForAbort } from './run-abort.js';
 import { relayBudgetCharacters } from './relay-budget.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
 import { createUpstreamResponsesMapper } from './upstream-responses-mapper.js';
@@ -47,7 +49,7 @@ export interface AttemptSettings {
 export type UpstreamAnswer = { whole: Iterable<ChatEngineEvent>; stream?: undefined } | { whole?: undefined; stream: AsyncIterable<SseEvent[]> };
 
 /**
- * One try of a request on one deployment: its abort controller (the client's abort forwarded),
+ * One try of a request on one deployment: its upstream abort (the client's abort forwarded),
  * its first-token and idle timers, its mapper of upstream chunks, and what became of it. The
  * engine's `generate` relays the events; everything else of the attempt is here. One object
  * holding its state, its own reader's hooks included: a waiting stream keeps no closures of it.
@@ -70,7 +72,7 @@ export class UpstreamAttempt implements WaitHooks {
   readonly #settings: AttemptSettings;
   readonly #request: ChatEngineRequest;
   readonly #context: ChatEngineContext;
-  readonly #upstream = new AbortController();
+  readonly #upstream = new UpstreamAbort();
   readonly #forwardAbort: () => void;
   readonly #deadline: Deadline;
   readonly #countPrompt: () => number;
@@ -87,7 +89,7 @@ export class UpstreamAttempt implements WaitHooks {
     this.#context = context;
     // Bound, not an arrow over the constructor's scope: with that arrow, V8's scavenger kept every request's objects until promoted (see docs/benchmarks.md).
     this.#forwardAbort = this.#abortUpstream.bind(this);
-    context.signal.addEventListener('abort', this.#forwardAbort, { once: true });
+    listenForAbort(context, this.#forwardAbort);
     this.#deadline = new Deadline(this.#upstream);
     this.#countPrompt = countPrompt;
     // The Responses wire keeps its stream: its JSON answer is read only from runtimes that ignore `stream`.
@@ -148,7 +150,7 @@ export class UpstreamAttempt implements WaitHooks {
       body: JSON.stringify(
         target.api === 'responses' ? toUpstreamResponsesBody(this.#request, target.model, passThrough) : toUpstreamRequestBody(this.#request, target.model, passThrough, !this.#whole),
       ),
-      signal: this.#upstream.signal,
+      abort: this.#upstream,
     });
     this.#responded = true;
     this.status = response.status;
@@ -200,7 +202,7 @@ export class UpstreamAttempt implements WaitHooks {
     if (mapper.done()) {
       // The answer is complete: a client leaving now must not destroy a reusable connection.
       this.#done = true;
-      this.#context.signal.removeEventListener('abort', this.#forwardAbort);
+      stopListeningForAbort(this.#context, this.#forwardAbort);
       return undefined;
     }
     if (!wasStarted && mapper.started()) this.#deadline.clear();
@@ -228,7 +230,7 @@ export class UpstreamAttempt implements WaitHooks {
 
   /** The attempt failed with `error`: what that means for our client (see `toFailure`). */
   fail(error: unknown): void {
-    this.failure = toFailure(error, this.#upstream.signal, this.#context.signal, this.#responded);
+    this.failure = toFailure(error, this.#upstream, this.#context, this.#responded);
   }
 
   /** Whether the deployment gave a whole answer (its `finish` went to our caller). */
@@ -240,7 +242,7 @@ export class UpstreamAttempt implements WaitHooks {
   close(): void {
     this.#watch?.({ status: this.status, error: this.failure, usage: this.#finish?.usage, finishReason: this.#finish?.reason });
     this.#deadline.clear();
-    this.#context.signal.removeEventListener('abort', this.#forwardAbort);
+    stopListeningForAbort(this.#context, this.#forwardAbort);
     // Closes the socket at once if the upstream is still sending (no-op after a complete body);
     // after `[DONE]` the body is drained instead, so the connection can be reused.
     if (!this.#done) this.#upstream.abort(new Error('The upstream request ended.'));
@@ -267,9 +269,9 @@ function* readWhole(text: string, mapper: UpstreamChunkMapper): Generator<ChatEn
 }
 
 /** What a failure means for our client: a timeout we set, the client leaving, or an upstream fault. */
-function toFailure(error: unknown, upstream: AbortSignal, client: AbortSignal, responded: boolean): unknown {
+function toFailure(error: unknown, upstream: UpstreamAbort, context: ChatEngineContext, responded: boolean): unknown {
   if (QuantumChatError.isInstance(error)) return error;
-  if (client.aborted) return client.reason;
+  if (isRunAborted(context)) return context.signal.reason;
   if (upstream.aborted && QuantumChatError.isInstance(upstream.reason)) return upstream.reason;
   return failureFromNetwork(error, responded);
 }

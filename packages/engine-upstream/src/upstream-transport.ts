@@ -1,6 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { request as undiciRequest, type Dispatcher } from 'undici';
+import type { UpstreamAbort } from './upstream-abort.js';
 
 /** As many redirects as `fetch` follows. */
 const maxRedirections = 20;
@@ -24,7 +25,7 @@ interface UpstreamResponse {
 interface UpstreamRequestInit {
   headers: Record<string, string>;
   body: string;
-  signal: AbortSignal;
+  abort: UpstreamAbort;
 }
 
 /** Sends the chat request to the upstream. */
@@ -34,8 +35,8 @@ type FetchFunction = (url: string, init: RequestInit & { dispatcher?: Dispatcher
 
 /** Through a fetch of the caller's (tests, proxies): WHATWG streams, as fetch gives them. */
 export function fetchTransport(url: string, fetchUpstream: FetchFunction, dispatcher: Dispatcher | undefined): SendUpstream {
-  return async ({ headers, body, signal }) => {
-    const response = await fetchUpstream(url, { method: 'POST', headers, body, signal, ...(dispatcher ? { dispatcher } : {}) });
+  return async ({ headers, body, abort }) => {
+    const response = await fetchUpstream(url, { method: 'POST', headers, body, signal: abort.toAbortSignal(), ...(dispatcher ? { dispatcher } : {}) });
     return {
       ok: response.ok,
       status: response.status,
@@ -105,7 +106,7 @@ const bodyBytesOfItsOwn = (body: string): Uint8Array => textEncoder.encode(body)
  * request on a small machine). 307 and 308 redirects are followed, as `fetch` follows them.
  */
 export function undiciTransport(url: string, dispatcher: Dispatcher): SendUpstream {
-  return async ({ headers, body: text, signal }) => {
+  return async ({ headers, body: text, abort: signal }) => {
     let target = url;
     let sent = headers;
     const body = bodyBytesOfItsOwn(text);

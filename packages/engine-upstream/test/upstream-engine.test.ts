@@ -298,4 +298,63 @@ describe('createUpstreamEngine', () => {
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
   });
+
+  describe('with a context that has onAbort', () => {
+    /** The core's shape of context: `onAbort` and `aborted`, and a `signal` made only when read (counted). */
+    function watchedContext(stream: boolean) {
+      const controller = new AbortController();
+      const listeners = new Set<() => void>();
+      const context = {
+        requestId: 'r',
+        stream,
+        signalReads: 0,
+        get signal() {
+          context.signalReads++;
+          return controller.signal;
+        },
+        get aborted() {
+          return controller.signal.aborted;
+        },
+        onAbort: (listener: () => void) => void listeners.add(listener),
+        offAbort: (listener: () => void) => void listeners.delete(listener),
+        abort(reason: unknown) {
+          controller.abort(reason);
+          for (const listener of listeners) listener();
+        },
+      };
+      return context;
+    }
+
+    it('should relay a stream and a JSON answer without reading the signal', async () => {
+      const server = await startUpstreamServer((incoming, response) => {
+        if (incoming.headers.accept === 'application/json') {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'whole' }, finish_reason: 'stop' }] }));
+        } else thinking(incoming, response);
+      });
+      servers.push(server);
+      const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
+      for (const stream of [true, false]) {
+        const context = watchedContext(stream);
+        const events: ChatEngineEvent[] = [];
+        for await (const event of engine.generate(request, context)) events.push(event);
+        expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+        expect(events[0]).toEqual({ type: 'content', text: stream ? 'Hi' : 'whole' });
+        expect(context.signalReads).toBe(0);
+      }
+    });
+
+    it('should abort the upstream request through onAbort, ending with the reason', async () => {
+      const server = await startUpstreamServer((_request, response) => void response.writeHead(200, sseHeaders).write(contentChunk('a')));
+      servers.push(server);
+      const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
+      const context = watchedContext(true);
+      const iterator = engine.generate(request, context)[Symbol.asyncIterator]();
+      expect(await iterator.next()).toEqual({ done: false, value: { type: 'content', text: 'a' } });
+      const reason = new Error('client left');
+      const pending = iterator.next();
+      context.abort(reason);
+      await expect(pending).rejects.toBe(reason);
+    });
+  });
 });

@@ -90,6 +90,17 @@ export type ChatEngineEvent =
 export interface ChatEngineContext {
   /** Aborts when the client leaves or the server shuts down: stop generating at once. */
   signal: AbortSignal;
+  /**
+   * The same abort as `signal`, watched without making one: `onAbort` calls `listener` once when
+   * the run is aborted (at once if it is; read the reason from `signal.reason`), `offAbort`
+   * removes it, and `aborted` is `signal.aborted`. For an engine that only forwards the abort
+   * (to an HTTP request of its own): a request that ends normally then costs no
+   * `AbortController`. The core's contexts have all three; a context made by hand may have
+   * only `signal`.
+   */
+  onAbort?(listener: () => void): void;
+  offAbort?(listener: () => void): void;
+  readonly aborted?: boolean;
   /** The request's `x-request-id`, for logs and upstream forwarding. */
   requestId: string;
   /**
