@@ -16,7 +16,7 @@ import { registerHealthRoute } from './health-route.js';
 import { registerReadyRoute } from './ready-route.js';
 import { registerMetricsRoute } from './metrics-route.js';
 import { createLogDestination } from './log-destination.js';
-import { OneLineRequestLog } from './request-log.js';
+import { OneLineRequestLog, requestLogFields } from './request-log.js';
 import { openServerAccessControl } from './server-access-control.js';
 import { registerServerHooks } from './server-hooks.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -71,9 +71,6 @@ declare module 'fastify' {
   }
 }
 
-/** Logs never carry credentials, even if a serializer one day includes headers. */
-const redact = ['req.headers.authorization', 'req.headers["x-service-signature"]'];
-
 /**
  * The ready server: `/v1` (the spec's stream format) and `/compat/v1` (OpenAI format) over one
  * model registry, `GET /healthz`, `GET /readyz`, structured logs and graceful shutdown. Call `listen` on it.
@@ -86,7 +83,7 @@ export async function createQuantumServer(config: ServerConfig, options: Quantum
   // Our own logger writes in batches, not one asynchronous write per line (see log-destination.ts).
   const logDestination = options.logger === undefined ? createLogDestination() : undefined;
   const app: FastifyInstance = Fastify({
-    ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, redact, stream: logDestination } }),
+    ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, serializers: { req: requestLogFields }, stream: logDestination } }),
     // The core's rule for `x-request-id`, so logs, the response header and settled records agree.
     // An admin request always gets our own: its audit row must name an id a client cannot choose.
     genReqId: (request) => resolveRequestId(request.url?.startsWith(`${adminBasePath}/`) ? {} : request.headers, options.handlerOptions?.generateId),

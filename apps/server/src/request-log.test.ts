@@ -2,18 +2,20 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { OneLineRequestLog } from './request-log.js';
+import { OneLineRequestLog, requestLogFields } from './request-log.js';
 
 /** A Fastify app whose log lines are collected, at `level`, over real HTTP. */
-async function appLoggingAt(level: string) {
+async function appLoggingAt(level: string, options: pino.LoggerOptions = {}) {
   const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
+      raw.push(chunk.toString('utf8'));
       for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
-  const app = Fastify({ loggerInstance: pino({ level }, sink), logController: new OneLineRequestLog() });
+  const app = Fastify({ loggerInstance: pino({ level, ...options }, sink), logController: new OneLineRequestLog() });
   app.get('/ok', async () => ({ ok: true }));
   app.get('/fails', async () => {
     throw new Error('boom');
@@ -21,7 +23,7 @@ async function appLoggingAt(level: string) {
   await app.listen({ host: '127.0.0.1', port: 0 });
   onTestFinished(() => app.close());
   const { port } = app.server.address() as { port: number };
-  return { lines, url: (path: string) => `http://127.0.0.1:${port}${path}` };
+  return { lines, raw, url: (path: string) => `http://127.0.0.1:${port}${path}` };
 }
 
 describe('OneLineRequestLog', () => {
@@ -48,5 +50,18 @@ describe('OneLineRequestLog', () => {
     expect(incoming).toMatchObject({ level: 20, req: { method: 'GET', url: '/ok' } });
     const completed = lines.find((line) => line.msg === 'request completed');
     expect(completed?.reqId).toBe(incoming?.reqId);
+  });
+
+  it('should show the request by its listed fields only, never a credential header', async () => {
+    const { lines, raw, url } = await appLoggingAt('debug', { serializers: { req: requestLogFields } });
+    const secrets = { authorization: 'Bearer qc_live_secretsecretsecret', 'x-service-signature': 't=1,v1=deadbeefdeadbeef', 'accept-version': 'version-from-a-header' };
+    await (await fetch(url('/ok'), { headers: secrets })).text();
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const message of ['incoming request', 'request completed']) {
+      const line = lines.find((entry) => entry.msg === message);
+      expect(Object.keys(line!.req as object).sort()).toEqual(['host', 'method', 'remoteAddress', 'remotePort', 'url']);
+    }
+    const text = raw.join('');
+    for (const secret of Object.values(secrets)) expect(text).not.toContain(secret);
   });
 });

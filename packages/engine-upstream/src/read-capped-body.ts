@@ -13,6 +13,7 @@ export function bodyTooLarge(maxBytes: number): QuantumChatError {
  */
 export async function readCappedText(reader: UpstreamBodyReader | null, maxBytes: number, options: { truncate?: boolean } = {}): Promise<string> {
   if (reader === null) return '';
+  if (reader.readText !== undefined) return reader.readText(maxBytes, options.truncate === true);
   const chunks: Uint8Array[] = [];
   let received = 0;
   let finished = false;

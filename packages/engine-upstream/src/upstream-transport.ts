@@ -1,6 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { request as undiciRequest, type Dispatcher } from 'undici';
+import { readNodeText } from './read-node-text.js';
 import type { UpstreamAbort } from './upstream-abort.js';
 
 /** As many redirects as `fetch` follows. */
@@ -11,6 +12,8 @@ export interface UpstreamBodyReader {
   read(): Promise<{ done?: boolean | undefined; value?: Uint8Array | undefined }>;
   /** Stops reading and lets go of the body; an unfinished body closes its connection. */
   cancel(): Promise<void>;
+  /** The whole body as text, as `readCappedText` reads it, where the reader has a cheaper way. */
+  readText?(maxBytes: number, truncate: boolean): Promise<string>;
 }
 
 /** The part of a response the engine uses, whatever made the request. */
@@ -48,9 +51,11 @@ export function fetchTransport(url: string, fetchUpstream: FetchFunction, dispat
 
 /** A reader over a Node stream; cancelling destroys it, and undici then closes the socket. */
 function nodeBodyReader(stream: Readable): UpstreamBodyReader {
-  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  // Made on the first read: a body read whole (`readText`) never needs it.
+  let iterator: AsyncIterator<Uint8Array> | undefined;
   return {
-    read: () => iterator.next(),
+    read: () => (iterator ??= stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>).next(),
+    readText: (maxBytes, truncate) => readNodeText(stream, maxBytes, truncate),
     cancel: async () => {
       stream.destroy();
     },

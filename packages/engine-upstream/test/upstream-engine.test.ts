@@ -326,11 +326,11 @@ describe('createUpstreamEngine', () => {
     }
 
     it('should relay a stream and a JSON answer without reading the signal', async () => {
-      const server = await startUpstreamServer((incoming, response) => {
+      const server = await startUpstreamServer((incoming, response, record) => {
         if (incoming.headers.accept === 'application/json') {
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'whole' }, finish_reason: 'stop' }] }));
-        } else thinking(incoming, response);
+        } else void thinking(incoming, response, record);
       });
       servers.push(server);
       const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
