@@ -1,6 +1,6 @@
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { request as undiciRequest, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { readNodeText } from './read-node-text.js';
 import type { UpstreamAbort } from './upstream-abort.js';
 
@@ -96,6 +96,8 @@ function headerReader(headers: Record<string, string | string[] | undefined>): U
  */
 const afterFreedConnections = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+const pathOf = (url: URL): string => url.pathname + url.search;
+
 const textEncoder = new TextEncoder();
 
 /**
@@ -111,12 +113,16 @@ const bodyBytesOfItsOwn = (body: string): Uint8Array => textEncoder.encode(body)
  * request on a small machine). 307 and 308 redirects are followed, as `fetch` follows them.
  */
 export function undiciTransport(url: string, dispatcher: Dispatcher): SendUpstream {
+  // Parsed once per deployment: undici's top-level `request` parses its URL on every call.
+  const endpoint = new URL(url);
+  const { origin } = endpoint;
+  const path = pathOf(endpoint);
   return async ({ headers, body: text, abort: signal }) => {
-    let target = url;
+    let target = endpoint;
     let sent = headers;
     const body = bodyBytesOfItsOwn(text);
     await afterFreedConnections();
-    let response = await undiciRequest(target, { method: 'POST', headers, body, signal, dispatcher });
+    let response = await dispatcher.request({ origin, path, method: 'POST', headers, body, signal });
     // Only 307 and 308 keep a POST and its body (fetch turns others into a GET without one, which
     // no chat endpoint answers): followed here, not by undici's redirect interceptor, which
     // would wrap every request's handlers.
@@ -126,9 +132,9 @@ export function undiciTransport(url: string, dispatcher: Dispatcher): SendUpstre
       await response.body.dump();
       const next = new URL(location, target);
       // As fetch does: credentials never follow a redirect to another origin.
-      if (next.origin !== new URL(target).origin) sent = withoutCredentials(sent);
-      target = next.href;
-      response = await undiciRequest(target, { method: 'POST', headers: sent, body, signal, dispatcher });
+      if (next.origin !== target.origin) sent = withoutCredentials(sent);
+      target = next;
+      response = await dispatcher.request({ origin: target.origin, path: pathOf(target), method: 'POST', headers: sent, body, signal });
     }
     const responseHeaders = headerReader(response.headers);
     return {
