@@ -33,16 +33,16 @@ const SENTINEL = '\uE000';
 const literalKeys = new Set(['id', 'object', 'model', 'system_fingerprint', 'service_tier', 'role', 'type', 'name', 'finish_reason', 'error', '__proto__']);
 
 /**
- * Learns a template from a parsed chunk and its text, or returns `undefined` when the text is
- * not exactly the chunk's `JSON.stringify` (the only text a template can match), the chunk has
- * usage (its nested objects are handed out in events and must not be shared), or nothing in it
- * varies.
+ * Learns a template from a parsed chunk and its text, or returns `undefined` when the chunk has
+ * usage (its nested objects are handed out in events and must not be shared), nothing in it
+ * varies, or the template does not match the text it was learned from (the text is not the
+ * chunk's `JSON.stringify`, the only text a template can match). That last check is the
+ * template's own match, not a second `JSON.stringify` of the chunk: learning is paid per stream.
  *
  * @internal
  */
 export function learnChunkTemplate(data: string, chunk: Record<string, unknown>): ChunkTemplate | undefined {
   if ((chunk.usage !== undefined && chunk.usage !== null) || data.includes(SENTINEL)) return undefined;
-  if (JSON.stringify(chunk) !== data) return undefined;
   const holders: Record<string, unknown>[] = [];
   const keys: string[] = [];
   const text = JSON.stringify(chunk, function (this: unknown, key: string, value: unknown) {
@@ -56,7 +56,8 @@ export function learnChunkTemplate(data: string, chunk: Record<string, unknown>)
   if (holders.length === 0) return undefined;
   const parts = text.split(SENTINEL);
   if (parts.length !== holders.length + 1) return undefined;
-  return { chunk, parts, holders, keys, values: [] };
+  const template: ChunkTemplate = { chunk, parts, holders, keys, values: [] };
+  return matchChunkTemplate(template, data) ? template : undefined;
 }
 
 /**

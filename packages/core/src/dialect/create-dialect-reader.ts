@@ -111,6 +111,19 @@ function fingerprintOf(value: unknown): string | undefined {
 const learnCreditLimit = 8;
 
 /**
+ * Whether a parsed chunk's shape may come again, so that learning it can pay: not the stream's
+ * first chunk (usually the one naming the role, whose shape never repeats) and not one that
+ * finishes the answer. Learning costs about as much as parsing a few chunks, and a short stream
+ * paid it for shapes it never saw again.
+ */
+function shapeMayRepeat(payload: Record<string, unknown>, first: boolean): boolean {
+  if (first) return false;
+  const choices = payload.choices;
+  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  return !isObject(choice) || choice.finish_reason === null || choice.finish_reason === undefined;
+}
+
+/**
  * Creates the one reader of the OpenAI-style wire: the client and the upstream engine both
  * read their streams with it. It understands:
  *
@@ -149,6 +162,8 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
   /** Chunks matched by the current templates, and learning attempts left (spent on shapes that never repeat). */
   let templateHits = 0;
   let learnCredits = learnCreditLimit;
+  /** A chunk was parsed: the next one is not the stream's first. */
+  let parsedOne = false;
 
   function malformed(problem: string): never {
     return sink.malformed(problem, currentData);
@@ -339,7 +354,9 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
     const error = readErrorPayload(payload);
     if (error !== undefined) sink.error(error, payload);
     readObject(payload, isThoughtTrace);
-    if (learnCredits > 0) {
+    const first = !parsedOne;
+    parsedOne = true;
+    if (learnCredits > 0 && shapeMayRepeat(payload, first)) {
       // Learned after reading: the reader keeps nothing of the chunk but strings and copies.
       learnCredits--;
       templateHits = 0;
