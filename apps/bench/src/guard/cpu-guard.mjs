@@ -41,6 +41,8 @@ const floors = {
   referenceWhole: 1.25,
   /** The upstream engine relaying 20-chunk streams in memory vs a plain decode-split-parse generator (0.76–0.77; 0.48–0.49 when each request outlives a scavenge, as with the attempt's abort arrow). */
   upstreamStream: 0.6,
+  /** handle() of a JSON request relayed through undici (in memory) vs the same engine given a context with only `signal`, which makes the run's AbortController (1.26–1.26). */
+  relayAbort: 1.1,
 };
 
 function measure(group) {

@@ -13,6 +13,7 @@ import { createUpstreamEngine } from '@quantum-chat/engine-upstream';
 import { createAccessControl, createLimiter, createMemoryStore, issueApiKey } from '@quantum-chat/access-control';
 import { createParser } from 'eventsource-parser';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { MockAgent } from 'undici';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, streamRequestBody } from '../lib/fixtures.mjs';
 import { InProcessRequest } from '../lib/in-process-request.mjs';
@@ -519,6 +520,47 @@ groups.upstreamStream = async function upstreamStreamGroup() {
   const core = streams((signal, index) => engine.generate(request, { signal, requestId: `req_${index}`, stream: true }));
   const reference = streams((signal) => plainUpstreamEvents(bytes, signal));
   return compare({ core, reference, work, check: expectSame() });
+};
+
+/** An engine context with only `signal` (and the request id and stream flag): what a hand-made context gives an engine. */
+class SignalOnlyContext {
+  constructor(context) {
+    this.context = context;
+    this.requestId = context.requestId;
+    this.stream = context.stream;
+  }
+  get signal() {
+    return this.context.signal;
+  }
+}
+
+groups.relayAbort = async function relayAbortGroup() {
+  // handle() of a JSON request relayed by the upstream engine through undici (a MockAgent, in
+  // memory), against the same engine given a context with only `signal`: the core then makes
+  // the run's AbortController, and the engine listens on it, as every relayed request did before
+  // `onAbort`. The engine's own abort is an EventEmitter either way.
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const answer = JSON.stringify({ id: 'chatcmpl-up', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there, all is well.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 } });
+  agent.get('http://upstream.invalid').intercept({ path: '/v1/chat/completions', method: 'POST' }).reply(200, answer, { headers: { 'content-type': 'application/json' } }).persist();
+  const engine = createUpstreamEngine({ baseUrl: 'http://upstream.invalid/v1', model: 'up', dispatcher: agent });
+  const signalOnly = { ...engine, generate: (request, context) => engine.generate(request, new SignalOnlyContext(context)) };
+  const handlers = {
+    core: createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() }),
+    reference: createChatHandler({ engine: signalOnly, accessControl: insecureAcceptAnyApiKey() }),
+  };
+  const bytes = Buffer.from(jsonRequestBody);
+  const work = 3000;
+  const run = (handler) => async () => {
+    let tokens = 0;
+    for (let index = 0; index < work; index++) {
+      const response = await handler.handle(new InProcessRequest(bytes));
+      if (response.status !== 200) throw new Error(`the handler answered ${response.status}: ${response.body}`);
+      tokens += JSON.parse(response.body).usage.completion_tokens;
+    }
+    return tokens;
+  };
+  return compare({ core: run(handlers.core), reference: run(handlers.reference), work, check: expectSame() });
 };
 
 const name = process.argv[2];

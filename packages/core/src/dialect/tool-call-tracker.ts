@@ -54,15 +54,19 @@ export interface ToolCallTracker {
  */
 export function createToolCallTracker(): ToolCallTracker {
   const calls: TrackedToolCall[] = [];
-  const byId = new Map<string, TrackedToolCall>();
+  // Made with the first call: most answers have none, and every relayed answer has a tracker.
+  let byId: Map<string, TrackedToolCall> | undefined;
   /** The latest call started at each wire index. */
-  const byWireIndex = new Map<number, TrackedToolCall>();
-  const taken = new Set<number>();
+  let byWireIndex: Map<number, TrackedToolCall> | undefined;
+  let taken: Set<number> | undefined;
   let nextFree = 0;
   let latest: TrackedToolCall | undefined;
   let lastAppended = '';
 
   function start(wireIndex: number | undefined, id: string | undefined): TrackedToolCall {
+    taken ??= new Set();
+    byId ??= new Map();
+    byWireIndex ??= new Map();
     let index = wireIndex !== undefined && !taken.has(wireIndex) ? wireIndex : nextFree;
     while (taken.has(index)) index++;
     taken.add(index);
@@ -76,17 +80,17 @@ export function createToolCallTracker(): ToolCallTracker {
 
   function find(wireIndex: number | undefined, id: string | undefined, name: string | undefined): TrackedToolCall {
     if (id !== undefined) {
-      const known = byId.get(id);
+      const known = byId?.get(id);
       if (known !== undefined) return known;
-      const atIndex = wireIndex === undefined ? undefined : byWireIndex.get(wireIndex);
+      const atIndex = wireIndex === undefined ? undefined : byWireIndex?.get(wireIndex);
       if (atIndex !== undefined && atIndex.id === undefined) {
         atIndex.id = id;
-        byId.set(id, atIndex);
+        byId!.set(id, atIndex);
         return atIndex;
       }
       return start(wireIndex, id);
     }
-    if (wireIndex !== undefined) return byWireIndex.get(wireIndex) ?? start(wireIndex, undefined);
+    if (wireIndex !== undefined) return byWireIndex?.get(wireIndex) ?? start(wireIndex, undefined);
     if (latest === undefined) return start(undefined, undefined);
     if (name !== undefined && latest.name !== undefined && (name !== latest.name || isCompleteJsonObject(latest.arguments))) return start(undefined, undefined);
     return latest;
