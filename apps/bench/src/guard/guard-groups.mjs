@@ -443,6 +443,20 @@ class StreamedContext {
   }
 }
 
+/** `work` JSON requests through `handler.handle`, one after another: their completion tokens, summed. */
+function jsonRequestsThrough(handler, work) {
+  const bytes = Buffer.from(jsonRequestBody);
+  return async () => {
+    let tokens = 0;
+    for (let index = 0; index < work; index++) {
+      const response = await handler.handle(new InProcessRequest(bytes));
+      if (response.status !== 200) throw new Error(`the handler answered ${response.status}: ${response.body}`);
+      tokens += JSON.parse(response.body).usage.completion_tokens;
+    }
+    return tokens;
+  };
+}
+
 groups.referenceWhole = async function referenceWholeGroup() {
   // handle() of a JSON request around the reference engine, against the same engine told that
   // its client streams: a piece per token (an encode, a decode token by token, an event each),
@@ -453,18 +467,8 @@ groups.referenceWhole = async function referenceWholeGroup() {
     core: createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() }),
     reference: createChatHandler({ engine: pieced, accessControl: insecureAcceptAnyApiKey() }),
   };
-  const bytes = Buffer.from(jsonRequestBody);
   const work = 3000;
-  const run = (handler) => async () => {
-    let tokens = 0;
-    for (let index = 0; index < work; index++) {
-      const response = await handler.handle(new InProcessRequest(bytes));
-      if (response.status !== 200) throw new Error(`the handler answered ${response.status}`);
-      tokens += JSON.parse(response.body).usage.completion_tokens;
-    }
-    return tokens;
-  };
-  return compare({ core: run(handlers.core), reference: run(handlers.reference), work, check: expectSame() });
+  return compare({ core: jsonRequestsThrough(handlers.core, work), reference: jsonRequestsThrough(handlers.reference, work), work, check: expectSame() });
 };
 
 /** A 20-chunk chat completion stream as an upstream sends it, and a `fetch` that answers it from memory. */
@@ -549,18 +553,8 @@ groups.relayAbort = async function relayAbortGroup() {
     core: createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() }),
     reference: createChatHandler({ engine: signalOnly, accessControl: insecureAcceptAnyApiKey() }),
   };
-  const bytes = Buffer.from(jsonRequestBody);
   const work = 3000;
-  const run = (handler) => async () => {
-    let tokens = 0;
-    for (let index = 0; index < work; index++) {
-      const response = await handler.handle(new InProcessRequest(bytes));
-      if (response.status !== 200) throw new Error(`the handler answered ${response.status}: ${response.body}`);
-      tokens += JSON.parse(response.body).usage.completion_tokens;
-    }
-    return tokens;
-  };
-  return compare({ core: run(handlers.core), reference: run(handlers.reference), work, check: expectSame() });
+  return compare({ core: jsonRequestsThrough(handlers.core, work), reference: jsonRequestsThrough(handlers.reference, work), work, check: expectSame() });
 };
 
 const name = process.argv[2];
