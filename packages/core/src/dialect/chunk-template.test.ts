@@ -68,10 +68,22 @@ describe('chunk templates', () => {
     expect(learnChunkTemplate(usage, JSON.parse(usage) as Record<string, unknown>)).toBeUndefined();
     const finish = JSON.stringify({ ...envelope, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
     expect(learnChunkTemplate(finish, JSON.parse(finish) as Record<string, unknown>)).toBeUndefined();
-    const sentinel = JSON.stringify(contentChunk('\uE000'));
-    expect(learnChunkTemplate(sentinel, JSON.parse(sentinel) as Record<string, unknown>)).toBeUndefined();
     // `usage: null` on every chunk (OpenAI with include_usage) is part of the shape.
     expect(learnChunkTemplate(JSON.stringify({ ...contentChunk('a'), usage: null }), { ...contentChunk('a'), usage: null })).toBeDefined();
+  });
+
+  it('should cut exactly the chunk’s JSON.stringify text at its holes, whatever the shape', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })), (value) => {
+        const data = JSON.stringify(value);
+        const chunk = JSON.parse(data) as Record<string, unknown>;
+        const template = learnChunkTemplate(data, chunk);
+        if (template === undefined) return;
+        const rebuilt = template.parts.map((part, hole) => (hole === 0 ? part : JSON.stringify(template.holders[hole - 1]![template.keys[hole - 1]!]).slice(1, -1) + part)).join('');
+        expect(rebuilt).toBe(data);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('should read long strings (copied out of the text they were read from)', () => {

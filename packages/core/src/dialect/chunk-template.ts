@@ -24,8 +24,6 @@ export interface ChunkTemplate {
   readonly values: string[];
 }
 
-/** Marks the holes in the template's text; a chunk that contains it is never learned from. */
-const SENTINEL = '\uE000';
 /**
  * String fields that stay the same along a stream (or end it), kept literal: a change is a
  * mismatch and a parse. `__proto__` could not be assigned in place; `error` is never skipped.
@@ -36,28 +34,60 @@ const literalKeys = new Set(['id', 'object', 'model', 'system_fingerprint', 'ser
  * Learns a template from a parsed chunk and its text, or returns `undefined` when the chunk has
  * usage (its nested objects are handed out in events and must not be shared), nothing in it
  * varies, or the template does not match the text it was learned from (the text is not the
- * chunk's `JSON.stringify`, the only text a template can match). That last check is the
- * template's own match, not a second `JSON.stringify` of the chunk: learning is paid per stream.
+ * chunk's `JSON.stringify`, the only text a template can match).
  *
  * @internal
  */
 export function learnChunkTemplate(data: string, chunk: Record<string, unknown>): ChunkTemplate | undefined {
-  if ((chunk.usage !== undefined && chunk.usage !== null) || data.includes(SENTINEL)) return undefined;
-  const holders: Record<string, unknown>[] = [];
-  const keys: string[] = [];
-  const text = JSON.stringify(chunk, function (this: unknown, key: string, value: unknown) {
-    if (typeof value === 'string' && key !== '' && !literalKeys.has(key) && !Array.isArray(this)) {
-      holders.push(this as Record<string, unknown>);
-      keys.push(key);
-      return SENTINEL;
-    }
-    return value;
-  });
-  if (holders.length === 0) return undefined;
-  const parts = text.split(SENTINEL);
-  if (parts.length !== holders.length + 1) return undefined;
-  const template: ChunkTemplate = { chunk, parts, holders, keys, values: [] };
+  if (chunk.usage !== undefined && chunk.usage !== null) return undefined;
+  const writer = new TemplateWriter();
+  writer.object(chunk);
+  if (writer.holders.length === 0) return undefined;
+  writer.parts.push(writer.literal);
+  const template: ChunkTemplate = { chunk, parts: writer.parts, holders: writer.holders, keys: writer.keys, values: [] };
   return matchChunkTemplate(template, data) ? template : undefined;
+}
+
+/**
+ * Writes a parsed chunk as `JSON.stringify` would, cut at its variable strings (an object's
+ * string fields outside `literalKeys`; array items stay literal). A walk, not `JSON.stringify`
+ * with a replacer: that calls back for every value and cost about a stream's worth of template
+ * matches to learn one shape.
+ */
+class TemplateWriter {
+  readonly parts: string[] = [];
+  readonly holders: Record<string, unknown>[] = [];
+  readonly keys: string[] = [];
+  literal = '';
+
+  object(value: Record<string, unknown>): void {
+    this.literal += '{';
+    let first = true;
+    for (const key of Object.keys(value)) {
+      this.literal += `${first ? '' : ','}${JSON.stringify(key)}:`;
+      first = false;
+      const field = value[key];
+      if (typeof field === 'string' && !literalKeys.has(key)) {
+        this.parts.push(`${this.literal}"`);
+        this.holders.push(value);
+        this.keys.push(key);
+        this.literal = '"';
+      } else this.value(field);
+    }
+    this.literal += '}';
+  }
+
+  value(value: unknown): void {
+    if (Array.isArray(value)) {
+      this.literal += '[';
+      for (let index = 0; index < value.length; index++) {
+        if (index > 0) this.literal += ',';
+        this.value(value[index]);
+      }
+      this.literal += ']';
+    } else if (value !== null && typeof value === 'object') this.object(value as Record<string, unknown>);
+    else this.literal += JSON.stringify(value);
+  }
 }
 
 /**
