@@ -234,7 +234,8 @@ export function createDialectReader(sink: DialectSink, options: DialectReaderOpt
     const content = stringField(delta.content, 'content');
     if (content) {
       hasStarted = true;
-      if (splitter === undefined) sink.content(content);
+      // Past the leading block (or without one), content goes straight on: no pieces made per chunk.
+      if (splitter === undefined || splitter.passesThrough()) sink.content(content);
       else emitPieces(splitter.push(content));
     }
     const toolCalls = delta.tool_calls;

@@ -103,4 +103,21 @@ describe('createThinkTagSplitter', () => {
       }),
     );
   });
+
+  it('should say when later pieces pass through unchanged', () => {
+    const plain = createThinkTagSplitter();
+    expect(plain.passesThrough()).toBe(false);
+    plain.push('  ');
+    expect(plain.passesThrough()).toBe(false);
+    plain.push('Hi');
+    expect(plain.passesThrough()).toBe(true);
+    const thinking = createThinkTagSplitter();
+    thinking.push('<think>plan');
+    expect(thinking.passesThrough()).toBe(false);
+    thinking.push('</think>\n');
+    expect(thinking.passesThrough()).toBe(false);
+    expect(thinking.push('\nAnswer')).toEqual([{ type: 'content', text: 'Answer' }]);
+    expect(thinking.passesThrough()).toBe(true);
+    expect(thinking.push('  more <think> text')).toEqual([{ type: 'content', text: '  more <think> text' }]);
+  });
 });

@@ -10,6 +10,11 @@ export interface ThinkTagSplitter {
   push(text: string): ThinkTagPiece[];
   /** Marks the end of the stream: returns whatever was held back. */
   end(): ThinkTagPiece[];
+  /**
+   * True once every later piece passes through unchanged (no block at the start, or the block
+   * is over and its trailing white space dropped): `push(text)` would return `text` as content.
+   */
+  passesThrough(): boolean;
 }
 
 const openTag = '<think>';
@@ -113,5 +118,5 @@ export function createThinkTagSplitter(): ThinkTagSplitter {
     return pieces;
   }
 
-  return { push, end };
+  return { push, end, passesThrough: () => state === 'passthrough' };
 }
