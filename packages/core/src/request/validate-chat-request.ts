@@ -77,7 +77,8 @@ function validateMessages(raw: unknown): EngineMessage[] {
   if (raw === undefined) throw new QuantumChatError('missing_required_parameter', "Missing required parameter: 'messages'.", { param: 'messages' });
   if (!Array.isArray(raw)) throw new QuantumChatError('invalid_type', "Invalid type for 'messages': expected an array of message objects.", { param: 'messages' });
   if (raw.length === 0) throw invalid('messages', "Invalid value for 'messages': at least one message is required.");
-  const knownCallIds = new Set<string>();
+  /** Made at the first assistant tool call: most conversations have none. */
+  let knownCallIds: Set<string> | undefined;
   return raw.map((message: unknown, index): EngineMessage => {
     const path = ['messages', index];
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
@@ -110,7 +111,10 @@ function validateMessages(raw: unknown): EngineMessage[] {
             { param: `messages[${index}]` },
           );
         }
-        toolCalls?.forEach((call) => knownCallIds.add(call.id));
+        if (toolCalls?.length) {
+          const ids = (knownCallIds ??= new Set());
+          for (const call of toolCalls) ids.add(call.id);
+        }
         const reasoning = value.reasoning_content ?? value.reasoning ?? undefined;
         return {
           role: 'assistant',
@@ -121,7 +125,7 @@ function validateMessages(raw: unknown): EngineMessage[] {
         };
       }
       case 'tool':
-        if (!knownCallIds.has(value.tool_call_id)) {
+        if (knownCallIds?.has(value.tool_call_id) !== true) {
           throw invalid(`messages[${index}].tool_call_id`, `Invalid value for 'messages[${index}].tool_call_id': no earlier assistant tool call has the id '${value.tool_call_id.slice(0, 64)}'.`);
         }
         return { role: 'tool', content: contentToText(value.content), toolCallId: value.tool_call_id };
@@ -187,7 +191,9 @@ export function validateChatRequest(body: unknown): ValidatedChatRequest {
   const ignoredParams: string[] = [];
   let unknownFields: Record<string, unknown> | undefined;
   const known: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
+  // Keys, not entries: no [key, value] pair allocated per field of every request.
+  for (const key of Object.keys(body)) {
+    const value = (body as Record<string, unknown>)[key];
     if (!knownRequestFields.has(key)) {
       ignoredParams.push(key);
       (unknownFields ??= {})[key] = value;
