@@ -42,6 +42,20 @@ describe('readNodeText', () => {
     await expect(failedRead).rejects.toBe(reason);
   });
 
+  it('should fail at once on a body destroyed before it is read', async () => {
+    const reason = new Error('aborted');
+    const failed = new PassThrough();
+    failed.destroy(reason);
+    failed.on('error', () => undefined);
+    // Its error and close events were emitted before anyone listened.
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(readNodeText(failed, 100, false)).rejects.toBe(reason);
+    const closed = new PassThrough();
+    closed.destroy();
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(readNodeText(closed, 100, false)).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  });
+
   it('should read an empty body as an empty string', async () => {
     await expect(readNodeText(body(), 100, false)).resolves.toBe('');
   });

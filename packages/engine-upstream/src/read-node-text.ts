@@ -31,6 +31,12 @@ class NodeTextReader {
 
   start(): void {
     const stream = this.#stream;
+    // Destroyed before we listen (an abort in the same tick): its events are gone, so no wait.
+    if (stream.destroyed) {
+      this.#settled = true;
+      this.#reject(stream.errored ?? prematureClose());
+      return;
+    }
     stream.on('data', this.#data.bind(this));
     stream.once('end', this.#end.bind(this));
     stream.once('error', this.#reject);
@@ -69,7 +75,7 @@ class NodeTextReader {
   #closed(): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.#reject(Object.assign(new Error('The upstream body ended before it was complete.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    this.#reject(prematureClose());
   }
 
   #text(): string {
@@ -77,4 +83,8 @@ class NodeTextReader {
     if (chunks.length === 1) return chunks[0]!.toString('utf8');
     return Buffer.concat(chunks, this.#received).toString('utf8');
   }
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('The upstream body ended before it was complete.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
