@@ -1,4 +1,5 @@
 import { countTokens, decodeGenerator, encode } from 'gpt-tokenizer';
+import { RecentTokenCounts } from './recent-token-counts.js';
 
 /*
  * Every count in this package goes through these functions, so prompt usage, completion
@@ -137,11 +138,17 @@ function encodeText(text: string): number[] {
   return tokens;
 }
 
+/** Counts of texts seen lately (see `RecentTokenCounts`). */
+const recentCounts = new RecentTokenCounts();
+
 /** Number of o200k_base tokens in `text` (long runs counted in pieces, see `splitForEncoding`). @internal */
 export function countTextTokens(text: string): number {
   if (text === '') return 0;
+  const known = recentCounts.get(text);
+  if (known !== undefined) return known;
   let tokens = 0;
   for (const piece of splitForEncoding(text)) tokens += countTokens(piece, plainText);
+  recentCounts.remember(text, tokens);
   return tokens;
 }
 
