@@ -43,6 +43,8 @@ const floors = {
   upstreamStream: 0.6,
   /** handle() of a JSON request relayed through undici (in memory) vs the same engine given a context with only `signal`, which makes the run's AbortController (1.26–1.26). */
   relayAbort: 1.1,
+  /** The reference engine's prompt count of a resent conversation vs the same with every text new (23.8–25.2; 1.9 with its remembered counts knocked out). */
+  referenceCounts: 6,
 };
 
 function measure(group) {

@@ -8,7 +8,7 @@ import { createChatHandler, insecureAcceptAnyApiKey, parseApiKey } from '@quantu
 import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
-import { createReferenceEngine } from '@quantum-chat/engine-reference';
+import { countPromptTokens, createReferenceEngine } from '@quantum-chat/engine-reference';
 import { createUpstreamEngine } from '@quantum-chat/engine-upstream';
 import { createAccessControl, createLimiter, createMemoryStore, issueApiKey } from '@quantum-chat/access-control';
 import { createParser } from 'eventsource-parser';
@@ -469,6 +469,25 @@ groups.referenceWhole = async function referenceWholeGroup() {
   };
   const work = 3000;
   return compare({ core: jsonRequestsThrough(handlers.core, work), reference: jsonRequestsThrough(handlers.reference, work), work, check: expectSame() });
+};
+
+groups.referenceCounts = async function referenceCountsGroup() {
+  // The reference engine's prompt count of a conversation resent as it is (its texts' counts
+  // remembered), against the same conversation with every text new (each tokenized): what the
+  // engine's memory of recent counts saves on every resent turn.
+  const turns = Array.from({ length: 6 }, (_, index) => [
+    { role: 'user', content: `Question ${index}: what is the weather like in Paris today, and should I take an umbrella?` },
+    { role: 'assistant', content: `Answer ${index}: it is mild and dry this afternoon, so you can leave the umbrella at home.` },
+  ]).flat();
+  const conversation = (fresh) => ({ messages: [{ role: 'system', content: 'You are a brief and helpful assistant.' }, ...turns.map((message) => ({ ...message, content: fresh === undefined ? message.content : `${message.content} #${fresh}` }))], tools: [] });
+  const work = 2000;
+  const counts = (fresh) => async () => {
+    let tokens = 0;
+    // A new request object each time: the count per request object is not what is measured.
+    for (let index = 0; index < work; index++) tokens += countPromptTokens(conversation(fresh ? index : undefined));
+    return tokens;
+  };
+  return compare({ core: counts(false), reference: counts(true), work, check: () => undefined });
 };
 
 /** A 20-chunk chat completion stream as an upstream sends it, and a `fetch` that answers it from memory. */
