@@ -25,6 +25,7 @@ export type {
   PromptMeasure,
 } from './engine/chat-engine.js';
 export { countPromptAtOnceBelow } from './engine/measured-prompt.js';
+export { isRunAborted, listenForAbort, stopListeningForAbort, type RunAbort } from './engine/engine-abort.js';
 export { passThroughDeniedFields, passesThrough, selectPassedThrough, type PassThroughPolicy } from './engine/pass-through-policy.js';
 
 /** Models: the four built-ins and the registry mapping each to an engine. */

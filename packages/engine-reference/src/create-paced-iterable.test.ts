@@ -19,7 +19,7 @@ describe('createPacedIterable', () => {
   });
 
   it('should hand out every event back to back without any timer when unpaced', async () => {
-    const iterator = createPacedIterable(() => events, {}, new AbortController().signal)[Symbol.asyncIterator]();
+    const iterator = createPacedIterable(() => events, {}, { signal: new AbortController().signal })[Symbol.asyncIterator]();
     const first = iterator.next();
     expect(vi.getTimerCount()).toBe(0);
     expect(await first).toEqual({ done: false, value: events[0] });
@@ -27,7 +27,7 @@ describe('createPacedIterable', () => {
   });
 
   it('should wait the first-token delay, then one interval per piece, and none before finish', async () => {
-    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 500, tokensPerSecond: 10 }, new AbortController().signal)[Symbol.asyncIterator]();
+    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 500, tokensPerSecond: 10 }, { signal: new AbortController().signal })[Symbol.asyncIterator]();
     const first = iterator.next();
     await vi.advanceTimersByTimeAsync(499);
     let settled = false;
@@ -50,7 +50,7 @@ describe('createPacedIterable', () => {
 
   it('should reject the pending next() with the abort reason and clear the timer', async () => {
     const controller = new AbortController();
-    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 60_000 }, controller.signal)[Symbol.asyncIterator]();
+    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 60_000 }, { signal: controller.signal })[Symbol.asyncIterator]();
     const pending = iterator.next();
     await vi.advanceTimersByTimeAsync(0);
     expect(vi.getTimerCount()).toBe(1);
@@ -63,7 +63,7 @@ describe('createPacedIterable', () => {
 
   it('should throw the abort reason on the next call when aborted between pieces', async () => {
     const controller = new AbortController();
-    const iterator = createPacedIterable(() => events, {}, controller.signal)[Symbol.asyncIterator]();
+    const iterator = createPacedIterable(() => events, {}, { signal: controller.signal })[Symbol.asyncIterator]();
     await iterator.next();
     const reason = new Error('shutting down');
     controller.abort(reason);
@@ -75,13 +75,13 @@ describe('createPacedIterable', () => {
     const controller = new AbortController();
     controller.abort();
     const produce = vi.fn(() => events);
-    await expect(collect(createPacedIterable(produce, {}, controller.signal))).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(collect(createPacedIterable(produce, {}, { signal: controller.signal }))).rejects.toMatchObject({ name: 'AbortError' });
     expect(produce).not.toHaveBeenCalled();
   });
 
   it('should end at once on return() during a delay, without waiting it out', async () => {
     const signal = new AbortController().signal;
-    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 60_000 }, signal)[Symbol.asyncIterator]();
+    const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 60_000 }, { signal })[Symbol.asyncIterator]();
     const pending = iterator.next();
     await vi.advanceTimersByTimeAsync(0);
     await expect(iterator.return?.()).resolves.toEqual({ done: true, value: undefined });
@@ -92,7 +92,7 @@ describe('createPacedIterable', () => {
   it('should stop when a for-await loop breaks early', async () => {
     const seen: ChatEngineEvent[] = [];
     const loop = (async () => {
-      for await (const event of createPacedIterable(() => events, { tokensPerSecond: 1 }, new AbortController().signal)) {
+      for await (const event of createPacedIterable(() => events, { tokensPerSecond: 1 }, { signal: new AbortController().signal })) {
         seen.push(event);
         if (seen.length === 2) break;
       }
@@ -104,7 +104,7 @@ describe('createPacedIterable', () => {
   });
 
   it('should give each for-await loop its own pass over the events', async () => {
-    const iterable = createPacedIterable(() => events, {}, new AbortController().signal);
+    const iterable = createPacedIterable(() => events, {}, { signal: new AbortController().signal });
     expect(await collect(iterable)).toEqual(events);
     expect(await collect(iterable)).toEqual(events);
   });

@@ -1,4 +1,4 @@
-import type { ChatEngineEvent } from '@quantum-chat/core';
+import { isRunAborted, listenForAbort, stopListeningForAbort, type ChatEngineEvent, type RunAbort } from '@quantum-chat/core';
 
 /** How fast the reference engine hands out its events. Both default to 0: no timers at all. */
 export interface PacingOptions {
@@ -18,21 +18,24 @@ const done: Step = { done: true, value: undefined };
  * generator queues `return()` behind a pending `next()`, so a consumer that leaves during a
  * delay would wait it out. Here `return()` clears the timer and ends at once, and an abort
  * clears it and rejects the pending `next()` with `signal.reason`. Each `for await` gets its
- * own iterator, and `produce` runs on the first `next()` of each.
+ * own iterator, and `produce` runs on the first `next()` of each. The run's abort is read
+ * through the context (`isRunAborted`), and listened to only while pacing can make it wait:
+ * an unpaced answer makes no `AbortSignal`.
  *
  * @example
- * for await (const event of createPacedIterable(() => events, { tokensPerSecond: 20 }, signal)) {}
+ * for await (const event of createPacedIterable(() => events, { tokensPerSecond: 20 }, context)) {}
  * @internal
  */
 export function createPacedIterable(
   produce: () => ChatEngineEvent[],
   pacing: PacingOptions,
-  signal: AbortSignal,
+  context: RunAbort,
   /** Work to await before `produce` (counting a long prompt in turns), or nothing. */
   prepare?: () => Promise<unknown> | undefined,
 ): AsyncIterable<ChatEngineEvent> {
   const firstDelay = Math.max(0, pacing.firstTokenDelayMs ?? 0);
   const pieceDelay = pacing.tokensPerSecond && pacing.tokensPerSecond > 0 ? 1000 / pacing.tokensPerSecond : 0;
+  const paced = firstDelay > 0 || pieceDelay > 0;
   return {
     [Symbol.asyncIterator](): AsyncIterator<ChatEngineEvent, undefined> {
       let events: ChatEngineEvent[] | undefined;
@@ -41,16 +44,18 @@ export function createPacedIterable(
       let pending: { timer: ReturnType<typeof setTimeout>; resolve: () => void; reject: (reason: unknown) => void } | undefined;
       let chain: Promise<unknown> = Promise.resolve();
 
-      // Between pieces there is nothing to cancel: the next `step` sees `signal.aborted`.
+      // Between pieces there is nothing to cancel: the next `step` sees the abort.
       const onAbort = (): void => {
         const waiting = pending;
         if (!waiting) return;
         finish();
-        waiting.reject(signal.reason);
+        waiting.reject(context.signal.reason);
       };
+      let listening = false;
       const finish = (): void => {
         finished = true;
-        signal.removeEventListener('abort', onAbort);
+        if (listening) stopListeningForAbort(context, onAbort);
+        listening = false;
         if (pending) clearTimeout(pending.timer);
         pending = undefined;
       };
@@ -65,22 +70,25 @@ export function createPacedIterable(
 
       const step = async (): Promise<Step> => {
         if (finished) return done;
-        if (signal.aborted) {
+        if (isRunAborted(context)) {
           finish();
-          throw signal.reason;
+          throw context.signal.reason;
         }
         if (!events) {
           const ready = prepare?.();
           if (ready !== undefined) {
             await ready;
             if (finished) return done; // return() was called meanwhile
-            if (signal.aborted) {
+            if (isRunAborted(context)) {
               finish();
-              throw signal.reason;
+              throw context.signal.reason;
             }
           }
           events = produce();
-          signal.addEventListener('abort', onAbort, { once: true });
+          if (paced) {
+            listening = true;
+            listenForAbort(context, onAbort);
+          }
         }
         const event = events[position];
         if (!event) {

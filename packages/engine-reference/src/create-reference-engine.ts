@@ -47,7 +47,7 @@ export function createReferenceEngine(options: ReferenceEngineOptions = {}): Cha
     generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent> {
       // A long prompt is counted in turns first; planning then finds its count remembered.
       const prepare = () => (promptLength(request) > countingSliceLength ? countPromptTokensAsync(request) : undefined);
-      return createPacedIterable(() => planResponse(request, pieceSizeFor(context, pacing)), pacing, context.signal, prepare);
+      return createPacedIterable(() => planResponse(request, pieceSizeFor(context, pacing)), pacing, context, prepare);
     },
     measurePrompt(request: ChatEngineRequest): PromptMeasure {
       return measurePrompt(request);

@@ -1,4 +1,4 @@
-import { QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
+import { isRunAborted, QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
 import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
 import { createDeploymentPool, type DeploymentLease, type DeploymentPool } from './deployment-pool.js';
@@ -18,7 +18,6 @@ import {
 import { resolveUpstreamLimits } from './upstream-limits.js';
 import { UsualPromptSize } from './usual-prompt-size.js';
 import { fetchTransport, undiciTransport } from './upstream-transport.js';
-import { isRunAborted } from './run-abort.js';
 
 /** The deployments of the options: `deployments`, or the one of `baseUrl`, `model` and `apiKey`. */
 function readDeployments(options: UpstreamEngineOptions): readonly UpstreamDeployment[] {

@@ -1,4 +1,4 @@
-import { QuantumChatError, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type PassThroughPolicy } from '@quantum-chat/core';
+import { isRunAborted, listenForAbort, QuantumChatError, stopListeningForAbort, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest, type PassThroughPolicy } from '@quantum-chat/core';
 import type { SseEvent } from '@quantum-chat/core/sse';
 import { readErrorPayload, type WireUsage } from '@quantum-chat/core/dialect';
 import { countApproximateTokens } from './approximate-tokens.js';
@@ -6,7 +6,6 @@ import { Deadline } from './deadline.js';
 import { UpstreamAbort } from './upstream-abort.js';
 import { readCappedText } from './read-capped-body.js';
 import { readUpstreamEvents, type WaitHooks } from './read-upstream-events.js';
-import { isRunAborted, listenForAbort, stopListeningForAbort } from './run-abort.js';
 import { relayBudgetCharacters } from './relay-budget.js';
 import { createUpstreamChunkMapper, type UpstreamChunkMapper } from './upstream-chunk-mapper.js';
 import { createUpstreamResponsesMapper } from './upstream-responses-mapper.js';
