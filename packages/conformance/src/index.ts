@@ -71,3 +71,5 @@ export { canSendMutation, hasSendablePath, parameterValue, requestPartsSchema, t
 export type { OperationRequest, RequestParts } from './openapi/operation-requests.js';
 export { chatCrossFieldRules, crossFieldRuleOf, followChatCrossFieldRules, streamRouteRefusalOf } from './openapi/chat-cross-field-rules.js';
 export { followResponsesCrossFieldRules, responsesRefusalOf } from './openapi/responses-cross-field-rules.js';
+export { createWatchedEngineContext } from './watched-engine-context.js';
+export type { WatchedEngineContext } from './watched-engine-context.js';

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { ChatEngineEvent, ChatEngineRequest } from '@quantum-chat/core';
 import { Agent, errors } from 'undici';
+import { createWatchedEngineContext } from '@quantum-chat/conformance';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamEngine, type UpstreamEngineOptions } from '../src/index.js';
 import { contentChunk, pause, sseHeaders, startUpstreamServer, type UpstreamScenario, type UpstreamServer } from './helpers/start-upstream-server.js';
@@ -300,31 +301,6 @@ describe('createUpstreamEngine', () => {
   });
 
   describe('with a context that has onAbort', () => {
-    /** The core's shape of context: `onAbort` and `aborted`, and a `signal` made only when read (counted). */
-    function watchedContext(stream: boolean) {
-      const controller = new AbortController();
-      const listeners = new Set<() => void>();
-      const context = {
-        requestId: 'r',
-        stream,
-        signalReads: 0,
-        get signal() {
-          context.signalReads++;
-          return controller.signal;
-        },
-        get aborted() {
-          return controller.signal.aborted;
-        },
-        onAbort: (listener: () => void) => void listeners.add(listener),
-        offAbort: (listener: () => void) => void listeners.delete(listener),
-        abort(reason: unknown) {
-          controller.abort(reason);
-          for (const listener of listeners) listener();
-        },
-      };
-      return context;
-    }
-
     it('should relay a stream and a JSON answer without reading the signal', async () => {
       const server = await startUpstreamServer((incoming, response, record) => {
         if (incoming.headers.accept === 'application/json') {
@@ -335,7 +311,7 @@ describe('createUpstreamEngine', () => {
       servers.push(server);
       const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
       for (const stream of [true, false]) {
-        const context = watchedContext(stream);
+        const context = createWatchedEngineContext({ stream });
         const events: ChatEngineEvent[] = [];
         for await (const event of engine.generate(request, context)) events.push(event);
         expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
@@ -348,7 +324,7 @@ describe('createUpstreamEngine', () => {
       const server = await startUpstreamServer((_request, response) => void response.writeHead(200, sseHeaders).write(contentChunk('a')));
       servers.push(server);
       const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
-      const context = watchedContext(true);
+      const context = createWatchedEngineContext({ stream: true });
       const iterator = engine.generate(request, context)[Symbol.asyncIterator]();
       expect(await iterator.next()).toEqual({ done: false, value: { type: 'content', text: 'a' } });
       const reason = new Error('client left');
