@@ -40,12 +40,8 @@ const literalKeys = new Set(['id', 'object', 'model', 'system_fingerprint', 'ser
  */
 export function learnChunkTemplate(data: string, chunk: Record<string, unknown>): ChunkTemplate | undefined {
   if (chunk.usage !== undefined && chunk.usage !== null) return undefined;
-  const writer = new TemplateWriter();
-  writer.object(chunk);
-  if (writer.holders.length === 0) return undefined;
-  writer.parts.push(writer.literal);
-  const template: ChunkTemplate = { chunk, parts: writer.parts, holders: writer.holders, keys: writer.keys, values: [] };
-  return matchChunkTemplate(template, data) ? template : undefined;
+  const template = new TemplateWriter().template(chunk);
+  return template !== undefined && matchChunkTemplate(template, data) ? template : undefined;
 }
 
 /**
@@ -55,38 +51,45 @@ export function learnChunkTemplate(data: string, chunk: Record<string, unknown>)
  * matches to learn one shape.
  */
 class TemplateWriter {
-  readonly parts: string[] = [];
-  readonly holders: Record<string, unknown>[] = [];
-  readonly keys: string[] = [];
-  literal = '';
+  readonly #parts: string[] = [];
+  readonly #holders: Record<string, unknown>[] = [];
+  readonly #keys: string[] = [];
+  #literal = '';
 
-  object(value: Record<string, unknown>): void {
-    this.literal += '{';
+  /** The chunk's template, or `undefined` when none of its strings varies. */
+  template(chunk: Record<string, unknown>): ChunkTemplate | undefined {
+    this.#object(chunk);
+    if (this.#holders.length === 0) return undefined;
+    return { chunk, parts: [...this.#parts, this.#literal], holders: this.#holders, keys: this.#keys, values: [] };
+  }
+
+  #object(value: Record<string, unknown>): void {
+    this.#literal += '{';
     let first = true;
     for (const key of Object.keys(value)) {
-      this.literal += `${first ? '' : ','}${JSON.stringify(key)}:`;
+      this.#literal += `${first ? '' : ','}${JSON.stringify(key)}:`;
       first = false;
       const field = value[key];
       if (typeof field === 'string' && !literalKeys.has(key)) {
-        this.parts.push(`${this.literal}"`);
-        this.holders.push(value);
-        this.keys.push(key);
-        this.literal = '"';
-      } else this.value(field);
+        this.#parts.push(`${this.#literal}"`);
+        this.#holders.push(value);
+        this.#keys.push(key);
+        this.#literal = '"';
+      } else this.#value(field);
     }
-    this.literal += '}';
+    this.#literal += '}';
   }
 
-  value(value: unknown): void {
+  #value(value: unknown): void {
     if (Array.isArray(value)) {
-      this.literal += '[';
+      this.#literal += '[';
       for (let index = 0; index < value.length; index++) {
-        if (index > 0) this.literal += ',';
-        this.value(value[index]);
+        if (index > 0) this.#literal += ',';
+        this.#value(value[index]);
       }
-      this.literal += ']';
-    } else if (value !== null && typeof value === 'object') this.object(value as Record<string, unknown>);
-    else this.literal += JSON.stringify(value);
+      this.#literal += ']';
+    } else if (value !== null && typeof value === 'object') this.#object(value as Record<string, unknown>);
+    else this.#literal += JSON.stringify(value);
   }
 }
 
