@@ -339,6 +339,26 @@ export function describeServiceStoreContract(name: string, factory: StoreFactory
       await store.close();
     });
 
+    it('should settle the days of one write together: rows settling and new rows, settled and running, on two days', async () => {
+      const store = await open();
+      const bucket = 'acme:live';
+      const [first, second] = ['2030-01-02', '2030-01-03'] as const;
+      const read = (day: string) => store.readDailyTokens({ bucket, day });
+      for (const day of [first, second]) await store.reserveDailyTokens({ bucket, day, tokens: 200, limit: 10_000 });
+      const running = [first, second].map((day) => usage({ requestId: `req_run_${day}`, settled: false, daily: { bucket, day, charged: 100 } }));
+      await store.writeUsage(running);
+      expect([await read(first), await read(second)]).toEqual([200, 200]);
+      await store.writeUsage([
+        { ...running[0]!, settled: true, completionTokens: 70 },
+        usage({ requestId: 'req_new_settled', completionTokens: 20, daily: { bucket, day: first, charged: 100 } }),
+        usage({ requestId: 'req_new_running', settled: false, daily: { bucket, day: second, charged: 100 } }),
+        { ...running[1]!, settled: true, completionTokens: 190 },
+      ]);
+      // First day: 80 + 30 used. Second: 200 used, and the running row's 100 still reserved.
+      expect([await read(first), await read(second)]).toEqual([110, 300]);
+      await store.close();
+    });
+
     it('should settle rows their instance stopped writing from the last count, and let that instance still settle them', async () => {
       const store = await open();
       const day = '2030-01-02';

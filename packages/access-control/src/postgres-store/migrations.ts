@@ -146,4 +146,41 @@ export const postgresMigrations: readonly string[] = [
      PRIMARY KEY (response_id, kind, position)
    );
    CREATE INDEX response_items_by_id ON response_items (owner, id);`,
+
+  // A statement's usage rows settle their days together: one add per day for the whole group,
+  // where the row trigger ran once per row and wrote a new version of the day's row each time
+  // (about a fifth of PostgreSQL's CPU per usage row in a group of 25). What a row adds to its
+  // day is unchanged: its reservation while it runs, its tokens once settled.
+  `DROP TRIGGER usage_settles_daily ON usage;
+   DROP FUNCTION quantum_chat_usage_settles_daily();
+   CREATE FUNCTION quantum_chat_usage_inserted_settle_days() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     INSERT INTO daily_tokens (bucket, day, tokens)
+     SELECT daily_bucket, daily_day, delta FROM (
+       SELECT daily_bucket, daily_day,
+              sum(CASE WHEN settled THEN prompt_tokens + completion_tokens - daily_charged ELSE 0 END) AS delta
+       FROM inserted_usage WHERE daily_bucket IS NOT NULL GROUP BY daily_bucket, daily_day
+     ) AS days
+     WHERE delta <> 0 ORDER BY daily_bucket, daily_day
+     ON CONFLICT (bucket, day) DO UPDATE SET tokens = daily_tokens.tokens + EXCLUDED.tokens;
+     RETURN NULL;
+   END $$;
+   CREATE FUNCTION quantum_chat_usage_updated_settle_days() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     INSERT INTO daily_tokens (bucket, day, tokens)
+     SELECT daily_bucket, daily_day, delta FROM (
+       SELECT after_update.daily_bucket, after_update.daily_day,
+              sum((CASE WHEN after_update.settled THEN after_update.prompt_tokens + after_update.completion_tokens ELSE after_update.daily_charged END)
+                - (CASE WHEN before_update.settled THEN before_update.prompt_tokens + before_update.completion_tokens ELSE before_update.daily_charged END)) AS delta
+       FROM updated_usage_new AS after_update JOIN updated_usage_old AS before_update ON before_update.id = after_update.id
+       WHERE after_update.daily_bucket IS NOT NULL GROUP BY after_update.daily_bucket, after_update.daily_day
+     ) AS days
+     WHERE delta <> 0 ORDER BY daily_bucket, daily_day
+     ON CONFLICT (bucket, day) DO UPDATE SET tokens = daily_tokens.tokens + EXCLUDED.tokens;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER usage_inserted_settle_days AFTER INSERT ON usage REFERENCING NEW TABLE AS inserted_usage
+     FOR EACH STATEMENT EXECUTE FUNCTION quantum_chat_usage_inserted_settle_days();
+   CREATE TRIGGER usage_updated_settle_days AFTER UPDATE ON usage REFERENCING OLD TABLE AS updated_usage_old NEW TABLE AS updated_usage_new
+     FOR EACH STATEMENT EXECUTE FUNCTION quantum_chat_usage_updated_settle_days();`,
 ];
