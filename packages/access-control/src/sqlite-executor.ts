@@ -25,6 +25,8 @@ export interface SqliteExecutor {
   execute(ops: readonly SqlOp[], options?: ExecuteOptions): Promise<unknown[]>;
   /** Messages posted to the worker and received from it since start (for tests and benchmarks). */
   readonly messages: { readonly sent: number; readonly received: number };
+  /** How many times the worker has flushed the WAL to disk in the background (for tests). */
+  walSyncs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,9 @@ type Reply = { id: number; results: unknown[] } | { id: number; error: { message
 /** A call on its way to the worker. */
 type Call = Record<string, unknown> & { id: number };
 
+/** How long after a commit the worker flushes the WAL in the background (see `WalSync` in the worker). */
+const walSyncDelayMs = 50;
+
 /**
  * Starts the worker that owns the database file. The worker is referenced only while calls
  * are pending, so an idle store never keeps a process alive, and a pending call always does.
@@ -53,7 +58,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
   const require = createRequire(import.meta.url);
   const worker = new Worker(new URL('./sqlite-worker.mjs', import.meta.url), {
     // Busy waits inside SQLite are short; longer waits are retries that let reads through.
-    workerData: { path, betterSqlite3Path: require.resolve('better-sqlite3'), migrations, busyTimeoutMs: 20 },
+    workerData: { path, betterSqlite3Path: require.resolve('better-sqlite3'), migrations, busyTimeoutMs: 20, walSyncDelayMs },
   });
   worker.unref();
   let pending = new Map<number, { resolve(results: unknown[]): void; reject(error: Error): void }>();
@@ -149,6 +154,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
 
   return {
     messages,
+    walSyncs: async () => (await send({ type: 'walSyncs' }))[0] as number,
     migrate: runMigrations,
     execute(ops, options = {}) {
       const message = { ops, transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) };
