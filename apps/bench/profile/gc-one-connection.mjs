@@ -60,7 +60,7 @@ try {
   const sum = (values) => values.reduce((total, value) => total + value, 0);
   const pauses = scavenges.map((gc) => gc.pause).sort((a, b) => a - b);
   const medianOf = (key) => scavenges.map((gc) => gc[key]).sort((a, b) => a - b)[scavenges.length >> 1] ?? 0;
-  console.log(`${result.count} requests in ${seconds} s, p50 ${result.p50.toFixed(3)} ms, p90 ${result.p90.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, failures ${result.failures}`);
+  console.log(`${result.count} requests in ${seconds} s, p50 ${result.p50.toFixed(3)} ms, p90 ${result.p90.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, p99.9 ${result.p999.toFixed(3)} ms, max ${result.max.toFixed(3)} ms, failures ${result.failures}`);
   console.log(
     `${scavenges.length} scavenges (${(scavenges.length / seconds).toFixed(1)}/s, one per ${(result.count / Math.max(1, scavenges.length)).toFixed(0)} requests), ` +
       `pause median ${pauses[pauses.length >> 1]?.toFixed(2)} ms max ${pauses.at(-1)?.toFixed(2)} ms; ` +
