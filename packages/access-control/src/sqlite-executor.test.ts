@@ -124,35 +124,25 @@ describe('startSqliteExecutor', () => {
   it('should flush the WAL in the background after commits, once for a burst of them, and not while idle or only reading', async () => {
     const { executor } = start();
     await executor.migrate();
-    const until = async (done: (syncs: number) => boolean) => {
-      for (let tries = 0; tries < 200; tries++) {
-        const syncs = await executor.walSyncs();
-        if (done(syncs)) return syncs;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error('the WAL was never flushed');
-    };
+    /** The flushes done once none is waiting or under way. */
     const settled = async () => {
-      // Quiet for longer than the flush delay: nothing more will come of the commits so far.
-      let last = await executor.walSyncs();
       for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const now = await executor.walSyncs();
-        if (now === last) return now;
-        last = now;
+        const { done, pending } = await executor.walSyncs();
+        if (!pending) return done;
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };
     const before = await settled();
     // A burst of commits in quick succession: one flush (or two, if the burst spans a delay), not one per commit.
     for (let index = 0; index < 20; index++) await executor.execute([insert(index + 1, `note ${index}`)], { transaction: true });
-    await until((syncs) => syncs > before);
     const afterBurst = await settled();
     expect(afterBurst - before).toBeGreaterThanOrEqual(1);
     expect(afterBurst - before).toBeLessThan(20);
     // Reads commit nothing, and an idle store flushes nothing.
     await executor.execute([readAll]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await executor.walSyncs()).toBe(afterBurst);
+    expect(await executor.walSyncs()).toEqual({ done: afterBurst, pending: false });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await executor.walSyncs()).toEqual({ done: afterBurst, pending: false });
   });
 
   it('should flush nothing for a database in memory', async () => {
@@ -160,7 +150,6 @@ describe('startSqliteExecutor', () => {
     cleanups.push(() => executor.close());
     await executor.migrate();
     await executor.execute([insert(1, 'kept in memory')], { transaction: true });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await executor.walSyncs()).toBe(0);
+    expect(await executor.walSyncs()).toEqual({ done: 0, pending: false });
   });
 });

@@ -25,8 +25,8 @@ export interface SqliteExecutor {
   execute(ops: readonly SqlOp[], options?: ExecuteOptions): Promise<unknown[]>;
   /** Messages posted to the worker and received from it since start (for tests and benchmarks). */
   readonly messages: { readonly sent: number; readonly received: number };
-  /** How many times the worker has flushed the WAL to disk in the background (for tests). */
-  walSyncs(): Promise<number>;
+  /** The worker's background flushes of the WAL: how many it made, and whether one is to come (for tests). */
+  walSyncs(): Promise<{ done: number; pending: boolean }>;
   close(): Promise<void>;
 }
 
@@ -154,7 +154,7 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
 
   return {
     messages,
-    walSyncs: async () => (await send({ type: 'walSyncs' }))[0] as number,
+    walSyncs: async () => (await send({ type: 'walSyncs' }))[0] as { done: number; pending: boolean },
     migrate: runMigrations,
     execute(ops, options = {}) {
       const message = { ops, transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) };

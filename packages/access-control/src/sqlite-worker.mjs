@@ -29,6 +29,11 @@ class WalSync {
   /** Flushes done (for tests). */
   syncs = 0;
 
+  /** Whether a flush is waiting or under way (for tests). */
+  get pending() {
+    return this.#timer !== undefined || this.#syncing;
+  }
+
   constructor(file, delayMs) {
     this.#file = file;
     this.#delayMs = delayMs;
@@ -197,7 +202,7 @@ function migrateAndAnswer(message, tries, answer) {
 }
 
 function handle(call, answer) {
-  if (call.type === 'walSyncs') answer({ id: call.id, results: [walSync?.syncs ?? 0] });
+  if (call.type === 'walSyncs') answer({ id: call.id, results: [{ done: walSync?.syncs ?? 0, pending: walSync?.pending ?? false }] });
   else if (call.type === 'migrate') migrateAndAnswer(call, 0, answer);
   else attempt(call, 0, answer);
 }
