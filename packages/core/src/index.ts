@@ -25,6 +25,7 @@ export type {
   PromptMeasure,
 } from './engine/chat-engine.js';
 export { countPromptAtOnceBelow } from './engine/measured-prompt.js';
+export { eventsInBatches, hasReadyEvents, type ReadyEvents } from './engine/events-in-batches.js';
 export { isRunAborted, listenForAbort, stopListeningForAbort, type RunAbort } from './engine/engine-abort.js';
 export { passThroughDeniedFields, passesThrough, selectPassedThrough, type PassThroughPolicy } from './engine/pass-through-policy.js';
 

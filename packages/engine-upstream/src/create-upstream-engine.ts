@@ -1,8 +1,9 @@
-import { isRunAborted, QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
+import { eventsInBatches, isRunAborted, QuantumChatError, type ChatEngine, type ChatEngineContext, type ChatEngineEvent, type ChatEngineRequest } from '@quantum-chat/core';
 import { Agent } from 'undici';
 import { countApproximatePromptTokens, countApproximateTokens } from './approximate-tokens.js';
 import { createDeploymentPool, type DeploymentLease, type DeploymentPool } from './deployment-pool.js';
 import { FailureVerdicts } from './failure-verdicts.js';
+import { RelayedBatch } from './relayed-batch.js';
 import { RequestRun } from './request-run.js';
 import { retryDelayMs, sleep } from './retry-delay.js';
 import { UpstreamAttempt, type AttemptSettings, type Target } from './upstream-attempt.js';
@@ -159,10 +160,10 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
 
   /**
    * One request: attempts on deployments not tried yet, retried while nothing reached our caller
-   * and the failure is a deployment's. The events are relayed here, one `yield` each, without
-   * a generator in between (each would add an asynchronous step per event).
+   * and the failure is a deployment's. The events go out in batches, one per upstream read (see
+   * `eventsInBatches`): the core takes a read's events after one asynchronous step.
    */
-  async function* generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncGenerator<ChatEngineEvent> {
+  async function* generateBatches(request: ChatEngineRequest, context: ChatEngineContext): AsyncGenerator<readonly ChatEngineEvent[]> {
     if (isRunAborted(context)) context.signal.throwIfAborted();
     const run = new RequestRun(request, context, passThrough);
     for (let attempt = 1; ; attempt++) {
@@ -170,19 +171,20 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       try {
         const answer = await current.send();
         if (answer.whole !== undefined) {
-          for (const event of answer.whole) yield current.relayed(event);
+          const whole = new RelayedBatch(current).add(answer.whole);
+          if (whole.events.length > 0) yield whole.events;
+          whole.rethrow();
           return;
         }
-        batches: for await (const batch of answer.stream) {
-          for (const event of batch) {
-            const mapped = current.read(event);
-            if (mapped === undefined) break batches;
-            // Not `yield*`: over an array, that adds an asynchronous step per event.
-            for (const mappedEvent of mapped) yield current.relayed(mappedEvent);
-            if (current.cut()) break batches;
-          }
+        for await (const read of answer.stream) {
+          const batch = new RelayedBatch(current).read(read);
+          if (batch.events.length > 0) yield batch.events;
+          batch.rethrow();
+          if (batch.stopped) break;
         }
-        for (const event of current.end()) yield current.relayed(event);
+        const end = new RelayedBatch(current).add(current.end());
+        if (end.events.length > 0) yield end.events;
+        end.rethrow();
       } catch (error) {
         current.fail(error);
       } finally {
@@ -196,6 +198,8 @@ export function createUpstreamEngine(options: UpstreamEngineOptions): ChatEngine
       await waitBeforeRetry(run, attempt);
     }
   }
+
+  const generate = (request: ChatEngineRequest, context: ChatEngineContext): AsyncIterableIterator<ChatEngineEvent> => eventsInBatches(generateBatches(request, context));
 
   return {
     passThrough,

@@ -224,6 +224,44 @@ describe('createUpstreamEngine', () => {
     await expect(run((_request, response) => void response.writeHead(200, sseHeaders).end('data: [1, 2]\n\n'))).rejects.toMatchObject({ code: 'upstream_error' });
   });
 
+  it('should hand over the events of one upstream read together, after one asynchronous step, and the finish after the body ended', async () => {
+    const server = await startUpstreamServer((_request, response) => {
+      response.writeHead(200, sseHeaders);
+      response.end(`${contentChunk('a')}${contentChunk('b')}${contentChunk('c', 'stop')}data: [DONE]\n\n`);
+    });
+    servers.push(server);
+    const engine = createUpstreamEngine({ baseUrl: server.baseUrl, model: 'm' });
+    const iterator = engine.generate(request, { signal: new AbortController().signal, requestId: 'r' })[Symbol.asyncIterator]() as AsyncIterator<ChatEngineEvent> & { takeReady(): ChatEngineEvent | undefined };
+    const events = [(await iterator.next()).value as ChatEngineEvent];
+    for (let event = iterator.takeReady(); event !== undefined; event = iterator.takeReady()) events.push(event);
+    expect(events).toEqual([
+      { type: 'content', text: 'a' },
+      { type: 'content', text: 'b' },
+      { type: 'content', text: 'c' },
+    ]);
+    // The finish comes once the body ended (its connection back in the pool): a step of its own.
+    expect((await iterator.next()).value).toMatchObject({ type: 'finish', reason: 'stop' });
+    expect(iterator.takeReady()).toBeUndefined();
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('should relay the events a read brought before a broken chunk, then fail, and not try another deployment', async () => {
+    const breaking: UpstreamScenario = (_request, response) => void response.writeHead(200, sseHeaders).end(`${contentChunk('a')}${contentChunk('b')}data: [1, 2]\n\n`);
+    const deployments = [await startUpstreamServer(breaking), await startUpstreamServer(breaking)];
+    servers.push(...deployments);
+    const engine = createUpstreamEngine({ deployments: deployments.map((server) => ({ baseUrl: server.baseUrl, model: 'm' })), retry: { baseDelayMs: 1 } });
+    const events: ChatEngineEvent[] = [];
+    const relayed = (async () => {
+      for await (const event of engine.generate(request, { signal: new AbortController().signal, requestId: 'r' })) events.push(event);
+    })();
+    await expect(relayed).rejects.toMatchObject({ code: 'upstream_error' });
+    expect(events).toEqual([
+      { type: 'content', text: 'a' },
+      { type: 'content', text: 'b' },
+    ]);
+    expect(deployments[0]!.requests.length + deployments[1]!.requests.length).toBe(1);
+  });
+
   it('should answer 503 when the connection cannot be opened in time', async () => {
     // What undici's connector reports when `connectTimeoutMs` runs out (the sandbox has no black-hole address).
     const dispatcher = new Agent({ connect: (_options, callback) => void setTimeout(() => callback(new errors.ConnectTimeoutError(), null), 5) });

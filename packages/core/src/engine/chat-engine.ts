@@ -130,6 +130,10 @@ export interface ChatEngine {
    * (`request.extraFields`) to it and names only the others in `x-quantum-ignored-params`.
    */
   readonly passThrough?: PassThroughPolicy;
+  /**
+   * The answer's events. An engine that gets them in bursts can return `eventsInBatches(...)`:
+   * its iterator's `takeReady()` hands the core the rest of a burst without a promise per event.
+   */
   generate(request: ChatEngineRequest, context: ChatEngineContext): AsyncIterable<ChatEngineEvent>;
   /**
    * The request's prompt tokens, to reserve token quota before generating: a cheap bound at

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { eventsInBatches } from '../engine/events-in-batches.js';
 import { FrameStream, type FrameStreamOptions } from './frame-stream.js';
 import { StreamStalledError } from './stream-stall.js';
 
@@ -32,7 +33,7 @@ function options(overrides: Partial<FrameStreamOptions> = {}): FrameStreamOption
   return { keepAliveMs: 0, keepAliveFrame: ': keep-alive\n\n', stallTimeoutMs: 0, endedEarly: () => new Error('ended early'), ...overrides };
 }
 
-async function start(source: AsyncGenerator<TestEvent>, spy: ReturnType<typeof hooks>, settings: FrameStreamOptions) {
+async function start(source: AsyncIterableIterator<TestEvent>, spy: ReturnType<typeof hooks>, settings: FrameStreamOptions) {
   const first = await source.next();
   return new FrameStream(source, first, spy, settings);
 }
@@ -170,5 +171,57 @@ describe('FrameStream', () => {
     await stream.next();
     await sleep(30);
     expect(spy.onStalled).not.toHaveBeenCalled();
+  });
+});
+
+describe('FrameStream over an engine that hands over its ready events', () => {
+  /** An engine of the given batches (see `eventsInBatches`), each event `{ text, last }`. */
+  const batched = (...batches: TestEvent[][]) =>
+    eventsInBatches(
+      (async function* () {
+        for (const batch of batches) yield batch;
+      })(),
+    );
+  const text = (...names: string[]) => names.map((name) => ({ text: name }));
+
+  it("should hand out the frames of one batch as one pull, and the last event's in a pull of its own", async () => {
+    const spy = hooks();
+    const stream = await start(batched([...text('a', 'b', 'c')], [...text('d'), { text: 'e', last: true }]), spy, options());
+    expect(await readAll(stream)).toEqual(['a\n\nb\n\nc\n\n', 'd\n\n', 'e\n\n']);
+    expect(spy.encode).toHaveBeenCalledTimes(5);
+    expect(spy.onFinished).toHaveBeenCalledOnce();
+    expect(spy.onEnded).toHaveBeenCalledOnce();
+  });
+
+  it('should hold the last frames back until beforeLast resolves, the frames before it already out', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const spy = { ...hooks(), beforeLast: vi.fn(() => held) };
+    const stream = await start(batched([...text('a', 'b'), { text: 'end', last: true }]), spy, options());
+    expect(await stream.next()).toEqual({ done: false, value: 'a\n\nb\n\n' });
+    const last = stream.next();
+    await sleep(5);
+    expect(spy.beforeLast).toHaveBeenCalledOnce();
+    expect(spy.encode).toHaveBeenCalledTimes(2);
+    release();
+    expect(await last).toEqual({ done: false, value: 'end\n\n' });
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('should send the frames before a failing event, then the failure frame, in the same pull', async () => {
+    const spy = hooks();
+    const stream = await start(batched([...text('a', 'b'), { fail: 'bad event' }, ...text('never')]), spy, options());
+    expect(await readAll(stream)).toEqual(['a\n\nb\n\nerror: bad event\n\n']);
+    expect(spy.onEnded).toHaveBeenCalledOnce();
+  });
+
+  it('should send the frames of the last batch, then report an engine that ended without its last event', async () => {
+    const stream = await start(batched([...text('a', 'b')]), hooks(), options());
+    expect(await readAll(stream)).toEqual(['a\n\nb\n\n', 'error: ended early\n\n']);
+  });
+
+  it('should skip events that make no frame inside a batch', async () => {
+    const stream = await start(batched([...text('', 'a', '', 'b')], [{ text: '', last: true }]), hooks(), options());
+    expect(await readAll(stream)).toEqual(['a\n\nb\n\n']);
   });
 });

@@ -1,3 +1,4 @@
+import { hasReadyEvents, type ReadyEvents } from '../engine/events-in-batches.js';
 import { StreamStalledError } from './stream-stall.js';
 
 /** What a frame stream asks of its owner. @internal */
@@ -34,6 +35,8 @@ export interface FrameStreamOptions {
 }
 
 const done: IteratorResult<string> = { done: true, value: undefined };
+/** Past this many characters, the frames gathered from one burst of events are handed out without waiting for the rest. */
+const maxGatheredCharacters = 64 * 1024;
 const usable = (milliseconds: number) => milliseconds > 0 && milliseconds < Number.POSITIVE_INFINITY;
 
 /**
@@ -48,10 +51,14 @@ const usable = (milliseconds: number) => milliseconds > 0 && milliseconds < Numb
  */
 export class FrameStream<Event> implements AsyncIterableIterator<string> {
   readonly #source: AsyncIterator<Event>;
+  /** The source, when it hands over the events it already holds (see `eventsInBatches`). */
+  readonly #readySource: ReadyEvents<Event> | undefined;
   readonly #hooks: FrameStreamHooks<Event>;
   readonly #options: FrameStreamOptions;
-  /** An engine step that arrived with nobody waiting (the first one, or one after a keep-alive). */
-  #ready: IteratorResult<Event> | undefined;
+  /** The engine's next event, not encoded yet (it arrived with nobody waiting, or it is the last one, held). */
+  #next: Event | undefined = undefined;
+  /** The engine's iterator ended (after `#next`, if any). */
+  #sourceDone = false;
   #failed: { error: unknown } | undefined;
   /** An engine `next()` is pending. */
   #inflight = false;
@@ -83,6 +90,7 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
    */
   constructor(source: AsyncIterator<Event>, first: IteratorResult<Event> | Promise<IteratorResult<Event>>, hooks: FrameStreamHooks<Event>, options: FrameStreamOptions) {
     this.#source = source;
+    this.#readySource = hasReadyEvents(source) ? source : undefined;
     this.#hooks = hooks;
     this.#options = options;
     if (first instanceof Promise) {
@@ -90,7 +98,7 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
       this.#leading = options.keepAliveFrame;
       first.then(this.#onStep, this.#onError);
     } else {
-      this.#ready = first;
+      this.#keep(first);
     }
     const { keepAliveMs, stallTimeoutMs } = options;
     if (usable(keepAliveMs) || usable(stallTimeoutMs)) this.#arm(Date.now());
@@ -134,60 +142,85 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
     return Promise.resolve(done);
   }
 
-  /** Serves the waiting consumer from what is at hand, or asks the engine for its next event. */
+  /**
+   * Serves the waiting consumer from what is at hand, or asks the engine for its next event.
+   * The events the engine already holds are encoded together and handed out as one pull (the
+   * last event's frames in a pull of their own: `beforeLast` may hold them back).
+   */
   #advance(): void {
+    let gathered = '';
     while (this.#waiter !== undefined && !this.#ended) {
       if (this.#failed !== undefined) {
         const { error } = this.#failed;
         this.#failed = undefined;
-        this.#fail(error);
+        this.#fail(error, gathered);
         return;
       }
       if (this.#holding) return;
-      const step = this.#ready;
-      if (step === undefined) {
-        if (!this.#inflight) {
+      const event = this.#next ?? this.#readySource?.takeReady();
+      if (event === undefined) {
+        if (gathered !== '') this.#deliver(gathered);
+        else if (this.#sourceDone) {
+          this.#sourceDone = false;
+          this.#fail(this.#options.endedEarly(), '');
+        } else if (!this.#inflight) {
           this.#inflight = true;
           this.#source.next().then(this.#onStep, this.#onError);
         }
         return;
       }
-      if (step.done) {
-        this.#ready = undefined;
-        this.#fail(this.#options.endedEarly());
+      this.#next = event;
+      if (gathered !== '' && this.#isLast(event)) {
+        this.#deliver(gathered);
         return;
       }
-      if (!this.#lastReleased && this.#hooks.beforeLast !== undefined && this.#holdLast(step.value)) return;
-      this.#ready = undefined;
+      if (!this.#lastReleased && this.#hooks.beforeLast !== undefined && this.#holdLast(event)) return;
+      this.#next = undefined;
       let frame: string;
       let last: boolean;
       try {
-        frame = this.#hooks.encode(step.value);
-        last = this.#hooks.isLast(step.value);
+        frame = this.#hooks.encode(event);
+        last = this.#hooks.isLast(event);
         if (last) this.#hooks.onFinished();
       } catch (error) {
-        this.#fail(error);
+        this.#fail(error, gathered);
         return;
       }
       if (frame !== '' && !this.#started) {
         this.#started = true;
         this.#hooks.onFirstFrame?.();
       }
+      gathered += frame;
       if (last) {
         this.#closing = true;
-        if (frame === '') this.#settleWaiter(done, true);
-        else this.#deliver(frame);
+        if (gathered === '') this.#settleWaiter(done, true);
+        else this.#deliver(gathered);
         return;
       }
-      if (frame !== '') {
-        this.#deliver(frame);
+      if (gathered.length >= maxGatheredCharacters) {
+        this.#deliver(gathered);
         return;
       }
     }
   }
 
+  /** `isLast`, a throw counted as not last (`encode` then meets the event and reports the failure). */
+  #isLast(event: Event): boolean {
+    try {
+      return this.#hooks.isLast(event);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Keeps a step of the engine's for the next pull. */
+  #keep(step: IteratorResult<Event>): void {
+    if (step.done === true) this.#sourceDone = true;
+    else this.#next = step.value;
+  }
+
   /**
-   * Runs `beforeLast` for the last event (kept in `#ready`); true when the stream must wait:
+   * Runs `beforeLast` for the last event (kept in `#next`); true when the stream must wait:
    * its promise holds the frames back, or it threw.
    */
   #holdLast(event: Event): boolean {
@@ -197,8 +230,8 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
       this.#lastReleased = true;
       held = this.#hooks.beforeLast!(event);
     } catch (error) {
-      this.#ready = undefined;
-      this.#fail(error);
+      this.#next = undefined;
+      this.#fail(error, '');
       return true;
     }
     if (held === undefined) return false;
@@ -213,7 +246,7 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
       },
       (error: unknown) => {
         this.#holding = false;
-        this.#ready = undefined;
+        this.#next = undefined;
         this.#onError(error);
       },
     );
@@ -223,7 +256,7 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
   readonly #onStep = (step: IteratorResult<Event>): void => {
     this.#inflight = false;
     if (this.#ended) return;
-    this.#ready = step;
+    this.#keep(step);
     this.#advance();
   };
 
@@ -234,10 +267,12 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
     this.#advance();
   };
 
-  #fail(error: unknown): void {
+  /** Ends the stream with the failure frame, after `gathered` (the frames of the events before it). */
+  #fail(error: unknown, gathered: string): void {
     const frame = this.#hooks.failure(error);
     // The failure frame is the last one: the stream ends as the consumer gets it.
-    this.#settleWaiter(frame === undefined ? done : { done: false, value: frame }, true);
+    const last = frame === undefined ? gathered : gathered + frame;
+    this.#settleWaiter(last === '' ? done : { done: false, value: last }, true);
   }
 
   #deliver(frame: string): void {

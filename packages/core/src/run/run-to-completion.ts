@@ -1,5 +1,6 @@
 import { ClientClosedError, clientClosedStatus } from '../contract/client-connection.js';
 import type { ChatEngineEvent } from '../engine/chat-engine.js';
+import { hasReadyEvents } from '../engine/events-in-batches.js';
 import { CompletionParts } from './completion-parts.js';
 import { EngineRun } from './engine-run.js';
 import { engineEndedEarly, explainFailure, failureStatus } from './run-failure.js';
@@ -40,19 +41,24 @@ export async function runToFinish(settings: RunSettings, collector: RunCollector
   return finish;
 }
 
-/** Pulls the engine's events into `parts` up to its finish; a failure settles the run and throws. */
+/**
+ * Pulls the engine's events into `parts` up to its finish (the events its iterator already
+ * holds without a promise each: see `eventsInBatches`); a failure settles the run and throws.
+ */
 async function collectUntilFinish(settings: RunSettings, run: EngineRun, progress: RunProgress, parts: RunCollector): Promise<FinishEvent> {
   const { iterator } = run;
+  const readySource = hasReadyEvents(iterator) ? iterator : undefined;
   try {
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
-      const event = step.value;
-      progress.observe(event);
-      if (event.type !== 'finish') {
-        parts.add(event);
-        continue;
+      for (let event: ChatEngineEvent | undefined = step.value; event !== undefined; event = readySource?.takeReady()) {
+        progress.observe(event);
+        if (event.type !== 'finish') {
+          parts.add(event);
+          continue;
+        }
+        run.markFinished();
+        return event;
       }
-      run.markFinished();
-      return event;
     }
     throw engineEndedEarly();
   } catch (thrown) {

@@ -3,6 +3,7 @@ import type { AccessControl, AdmissionOutcome } from '../auth/access-control.js'
 import { generateApiKey } from '../auth/parse-api-key.js';
 import { insecureAcceptAnyApiKey } from '../auth/static-api-keys.js';
 import type { ChatEngine, ChatEngineEvent } from '../engine/chat-engine.js';
+import { eventsInBatches } from '../engine/events-in-batches.js';
 import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import { createChatHandler } from '../http/create-chat-handler.js';
 
@@ -11,10 +12,19 @@ const answer: ChatEngineEvent[] = [
   { type: 'content', text: 'Hello' },
   { type: 'finish', reason: 'stop', usage: { promptTokens: 5, completionTokens: 1, reasoningTokens: 0 } },
 ];
-const engine: ChatEngine = {
+const oneAtATime: ChatEngine = {
   async *generate() {
     for (const event of answer) yield event;
   },
+};
+/** The same answer in one batch: the finish arrives with the content, and is held all the same. */
+const inOneBatch: ChatEngine = {
+  generate: () =>
+    eventsInBatches(
+      (async function* () {
+        yield answer;
+      })(),
+    ),
 };
 
 /** An access control whose settle resolves (or rejects) when the test says: a durable usage row. */
@@ -66,7 +76,10 @@ function quietReader(body: ReadableStream<Uint8Array>) {
   };
 }
 
-describe('an answer acknowledged only once its settle resolved (settleBeforeAnswer)', () => {
+describe.each([
+  ['one event at a time', oneAtATime],
+  ['in one batch', inOneBatch],
+])('an answer acknowledged only once its settle resolved (settleBeforeAnswer), the engine giving its events %s', (_how, engine) => {
   it('should hold a JSON answer until the settle resolves', async () => {
     const { accessControl, settles } = gatedAccessControl(true);
     const handler = createChatHandler({ accessControl, engine });
