@@ -39,10 +39,12 @@ const floors = {
   durableSettles: 0.09,
   /** handle() of a JSON request around the reference engine vs the same engine told its client streams, a piece per token (1.70–1.74; 4.1–4.8 once the engine remembered recent counts, which only the whole side gains from). */
   referenceWhole: 1.25,
-  /** The upstream engine relaying 20-chunk streams in memory vs a plain decode-split-parse generator (0.76–0.77; 0.48–0.49 when each request outlives a scavenge, as with the attempt's abort arrow). */
+  /** The upstream engine relaying 20-chunk streams in memory vs a plain decode-split-parse generator (0.76–0.77; 1.01 with its events in batches; 0.48–0.49 when each request outlives a scavenge, as with the attempt's abort arrow). */
   upstreamStream: 0.6,
   /** handle() of a JSON request relayed through undici (in memory) vs the same engine given a context with only `signal`, which makes the run's AbortController (1.26–1.26). */
   relayAbort: 1.1,
+  /** handle() of a relayed 20-chunk stream, frames written, vs the same events through an async generator, a step per event (1.23–1.24; 1.10 with the core's use of `takeReady` knocked out in the built core). */
+  relayedBursts: 1.15,
   /** The reference engine's prompt count of a resent conversation vs the same with every text new (23.8–25.2; 1.9 with its remembered counts knocked out). */
   referenceCounts: 6,
 };

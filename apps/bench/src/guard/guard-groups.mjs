@@ -7,6 +7,7 @@ import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
 import { createChatHandler, insecureAcceptAnyApiKey, parseApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createStreamFrameEncoder } from '@quantum-chat/core/host';
+import { writeFrames } from '@quantum-chat/core/node';
 import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
 import { countPromptTokens, createReferenceEngine } from '@quantum-chat/engine-reference';
 import { createUpstreamEngine } from '@quantum-chat/engine-upstream';
@@ -542,6 +543,35 @@ groups.upstreamStream = async function upstreamStreamGroup() {
   };
   const core = streams((signal, index) => engine.generate(request, { signal, requestId: `req_${index}`, stream: true }));
   const reference = streams((signal) => plainUpstreamEvents(bytes, signal));
+  return compare({ core, reference, work, check: expectSame() });
+};
+
+/** An engine's events through an async generator, one asynchronous step each (as the upstream engine relayed them before its batches). */
+async function* oneAtATime(events) {
+  for await (const event of events) yield event;
+}
+
+groups.relayedBursts = async function relayedBurstsGroup() {
+  // handle() of a stream relayed by the upstream engine (20 chunks in one upstream read, in
+  // memory), every frame written to a sink, against the same events passed through an async
+  // generator: each event then costs a generator step and a pull of the frame stream.
+  const { fetchFromMemory } = upstreamStreamFromMemory();
+  const engine = createUpstreamEngine({ baseUrl: 'http://upstream.invalid/v1', model: 'up', fetch: fetchFromMemory });
+  const stepwise = { ...engine, generate: (request, context) => oneAtATime(engine.generate(request, context)) };
+  const bytes = new TextEncoder().encode(JSON.stringify({ model: 'quantum-flash', stream: true, messages: [{ role: 'user', content: 'Hello there, how are you?' }] }));
+  const sink = { destroyed: false, characters: 0, write(text) { this.characters += text.length; return true; }, once() {}, off() {} };
+  const work = 3000;
+  const streams = (handler) => async () => {
+    sink.characters = 0;
+    for (let index = 0; index < work; index++) {
+      const response = await handler.handle(new InProcessRequest(bytes));
+      if (!('events' in response)) throw new Error(response.body);
+      await writeFrames(sink, response.events[Symbol.asyncIterator]());
+    }
+    return sink.characters / work;
+  };
+  const core = streams(createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() }));
+  const reference = streams(createChatHandler({ engine: stepwise, accessControl: insecureAcceptAnyApiKey() }));
   return compare({ core, reference, work, check: expectSame() });
 };
 
