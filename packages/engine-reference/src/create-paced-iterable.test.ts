@@ -26,6 +26,33 @@ describe('createPacedIterable', () => {
     expect(await collect({ [Symbol.asyncIterator]: () => iterator })).toEqual(events.slice(1));
   });
 
+  it('should hand over the rest of an unpaced answer through takeReady once the first event is out', async () => {
+    const iterator = createPacedIterable(() => events, {}, { signal: new AbortController().signal })[Symbol.asyncIterator]();
+    expect(iterator.takeReady()).toBeUndefined();
+    const first = iterator.next();
+    // Not before the pending next() settled: it must not be overtaken.
+    expect(iterator.takeReady()).toBeUndefined();
+    expect(await first).toEqual({ done: false, value: events[0] });
+    expect([iterator.takeReady(), iterator.takeReady(), iterator.takeReady(), iterator.takeReady()]).toEqual([...events.slice(1), undefined]);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('should hand nothing over through takeReady when paced, or once the run is aborted', async () => {
+    const paced = createPacedIterable(() => events, { tokensPerSecond: 10 }, { signal: new AbortController().signal })[Symbol.asyncIterator]();
+    const first = paced.next();
+    await vi.advanceTimersByTimeAsync(0);
+    await first;
+    expect(paced.takeReady()).toBeUndefined();
+    await paced.return!();
+
+    const controller = new AbortController();
+    const unpaced = createPacedIterable(() => events, {}, { signal: controller.signal })[Symbol.asyncIterator]();
+    await unpaced.next();
+    controller.abort(new Error('gone'));
+    expect(unpaced.takeReady()).toBeUndefined();
+    await expect(unpaced.next()).rejects.toThrow('gone');
+  });
+
   it('should wait the first-token delay, then one interval per piece, and none before finish', async () => {
     const iterator = createPacedIterable(() => events, { firstTokenDelayMs: 500, tokensPerSecond: 10 }, { signal: new AbortController().signal })[Symbol.asyncIterator]();
     const first = iterator.next();

@@ -1,4 +1,4 @@
-import { isRunAborted, listenForAbort, stopListeningForAbort, type ChatEngineEvent, type RunAbort } from '@quantum-chat/core';
+import { isRunAborted, listenForAbort, stopListeningForAbort, type ChatEngineEvent, type ReadyEvents, type RunAbort } from '@quantum-chat/core';
 
 /** How fast the reference engine hands out its events. Both default to 0: no timers at all. */
 export interface PacingOptions {
@@ -9,6 +9,11 @@ export interface PacingOptions {
 }
 
 type Step = IteratorResult<ChatEngineEvent, undefined>;
+
+/** The events of one answer; each iterator also hands over what is at hand (`takeReady`), unpaced. */
+interface PacedEvents extends AsyncIterable<ChatEngineEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<ChatEngineEvent, undefined> & ReadyEvents<ChatEngineEvent>;
+}
 const done: Step = { done: true, value: undefined };
 
 /**
@@ -32,12 +37,12 @@ export function createPacedIterable(
   context: RunAbort,
   /** Work to await before `produce` (counting a long prompt in turns), or nothing. */
   prepare?: () => Promise<unknown> | undefined,
-): AsyncIterable<ChatEngineEvent> {
+): PacedEvents {
   const firstDelay = Math.max(0, pacing.firstTokenDelayMs ?? 0);
   const pieceDelay = pacing.tokensPerSecond && pacing.tokensPerSecond > 0 ? 1000 / pacing.tokensPerSecond : 0;
   const paced = firstDelay > 0 || pieceDelay > 0;
   return {
-    [Symbol.asyncIterator](): AsyncIterator<ChatEngineEvent, undefined> {
+    [Symbol.asyncIterator](): AsyncIterator<ChatEngineEvent, undefined> & ReadyEvents<ChatEngineEvent> {
       let events: ChatEngineEvent[] | undefined;
       let position = 0;
       let finished = false;
@@ -103,12 +108,29 @@ export function createPacedIterable(
         return { done: false, value: event };
       };
 
+      /** `next()` calls not settled yet: `takeReady` must not overtake them. */
+      let waiting = 0;
+      const settled = (): void => {
+        waiting--;
+      };
+
       return {
         next() {
           // Serialise overlapping next() calls, as an async generator would.
+          waiting++;
           const result = chain.then(step);
-          chain = result.catch(() => undefined);
+          chain = result.then(settled, settled);
           return result;
+        },
+        // Unpaced, every event is at hand once planned: the core takes the rest after the first
+        // without a promise each (see `eventsInBatches` in the core), a token-sized piece each.
+        takeReady(): ChatEngineEvent | undefined {
+          if (paced || events === undefined || finished || waiting > 0 || isRunAborted(context)) return undefined;
+          const event = events[position];
+          if (event === undefined) return undefined;
+          position++;
+          if (position === events.length) finish();
+          return event;
         },
         async return() {
           const waiting = pending;

@@ -45,6 +45,8 @@ const floors = {
   relayAbort: 1.1,
   /** handle() of a relayed 20-chunk stream, frames written, vs the same events through an async generator, a step per event (1.23–1.24; 1.10 with the core's use of `takeReady` knocked out in the built core). */
   relayedBursts: 1.15,
+  /** The same around the reference engine, unpaced, streaming about 100 pieces (1.74–1.82; 1.18 with the engine's `takeReady` knocked out in the built engine). */
+  referenceBursts: 1.4,
   /** The reference engine's prompt count of a resent conversation vs the same with every text new (23.8–25.2; 1.9 with its remembered counts knocked out). */
   referenceCounts: 6,
 };

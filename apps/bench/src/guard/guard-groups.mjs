@@ -551,16 +551,15 @@ async function* oneAtATime(events) {
   for await (const event of events) yield event;
 }
 
-groups.relayedBursts = async function relayedBurstsGroup() {
-  // handle() of a stream relayed by the upstream engine (20 chunks in one upstream read, in
-  // memory), every frame written to a sink, against the same events passed through an async
-  // generator: each event then costs a generator step and a pull of the frame stream.
-  const { fetchFromMemory } = upstreamStreamFromMemory();
-  const engine = createUpstreamEngine({ baseUrl: 'http://upstream.invalid/v1', model: 'up', fetch: fetchFromMemory });
+/**
+ * handle() of `requestBody`'s stream around `engine`, every frame written to a sink, against the
+ * same engine's events passed through an async generator: each event then costs a generator
+ * step and a pull of the frame stream, where the engine's `takeReady` hands a burst over at once.
+ */
+function burstsAgainstSteps(engine, requestBody, work) {
   const stepwise = { ...engine, generate: (request, context) => oneAtATime(engine.generate(request, context)) };
-  const bytes = new TextEncoder().encode(JSON.stringify({ model: 'quantum-flash', stream: true, messages: [{ role: 'user', content: 'Hello there, how are you?' }] }));
+  const bytes = new TextEncoder().encode(JSON.stringify(requestBody));
   const sink = { destroyed: false, characters: 0, write(text) { this.characters += text.length; return true; }, once() {}, off() {} };
-  const work = 3000;
   const streams = (handler) => async () => {
     sink.characters = 0;
     for (let index = 0; index < work; index++) {
@@ -573,6 +572,19 @@ groups.relayedBursts = async function relayedBurstsGroup() {
   const core = streams(createChatHandler({ engine, accessControl: insecureAcceptAnyApiKey() }));
   const reference = streams(createChatHandler({ engine: stepwise, accessControl: insecureAcceptAnyApiKey() }));
   return compare({ core, reference, work, check: expectSame() });
+}
+
+groups.relayedBursts = async function relayedBurstsGroup() {
+  // The upstream engine relaying a 20-chunk stream that comes in one upstream read, in memory.
+  const { fetchFromMemory } = upstreamStreamFromMemory();
+  const engine = createUpstreamEngine({ baseUrl: 'http://upstream.invalid/v1', model: 'up', fetch: fetchFromMemory });
+  return burstsAgainstSteps(engine, { model: 'quantum-flash', stream: true, messages: [{ role: 'user', content: 'Hello there, how are you?' }] }, 3000);
+};
+
+groups.referenceBursts = async function referenceBurstsGroup() {
+  // The reference engine unpaced, streaming about 100 pieces of a token each: all planned at once.
+  const request = { model: 'quantum-flash', stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'Tell me about the weather in Paris and what to wear for a long walk today?' }] };
+  return burstsAgainstSteps(createReferenceEngine(), request, 1500);
 };
 
 /** An engine context with only `signal` (and the request id and stream flag): what a hand-made context gives an engine. */
