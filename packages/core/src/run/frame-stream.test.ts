@@ -225,3 +225,23 @@ describe('FrameStream over an engine that hands over its ready events', () => {
     expect(await readAll(stream)).toEqual(['a\n\nb\n\n']);
   });
 });
+
+describe('FrameStream gathering a long burst', () => {
+  it('should hand out a burst past 64 Ki characters in several pulls, every frame once and in order', async () => {
+    const long = 'x'.repeat(10_000);
+    const burst: TestEvent[] = Array.from({ length: 20 }, (_, index) => ({ text: `${index}:${long}` }));
+    const stream = await start(
+      eventsInBatches(
+        (async function* () {
+          yield [...burst, { text: 'end', last: true }];
+        })(),
+      ),
+      hooks(),
+      options(),
+    );
+    const pulls = await readAll(stream);
+    expect(pulls.length).toBeGreaterThan(3);
+    expect(pulls.every((pull) => pull.length < 64 * 1024 + 10_100)).toBe(true);
+    expect(pulls.join('')).toBe([...burst.map((event) => `${(event as { text: string }).text}\n\n`), 'end\n\n'].join(''));
+  });
+});

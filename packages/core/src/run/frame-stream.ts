@@ -204,12 +204,12 @@ export class FrameStream<Event> implements AsyncIterableIterator<string> {
     }
   }
 
-  /** `isLast`, a throw counted as not last (`encode` then meets the event and reports the failure). */
+  /** `isLast`, a throw counted as last: the frames gathered go out first, and the next pull meets the failure. */
   #isLast(event: Event): boolean {
     try {
       return this.#hooks.isLast(event);
     } catch {
-      return false;
+      return true;
     }
   }
 
