@@ -14,6 +14,7 @@ type Step = IteratorResult<ChatEngineEvent, undefined>;
 interface PacedEvents extends AsyncIterable<ChatEngineEvent> {
   [Symbol.asyncIterator](): AsyncIterator<ChatEngineEvent, undefined> & ReadyEvents<ChatEngineEvent>;
 }
+
 const done: Step = { done: true, value: undefined };
 
 /**
