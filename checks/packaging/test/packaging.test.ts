@@ -45,7 +45,7 @@ const knownTypeProblems: RegExp[] = [];
  * The others start servers on fixed ports and are type-checked only.
  */
 const runnableExamples: Record<string, string[]> = {
-  core: ['custom-engine.ts', 'sse-decoder.ts'],
+  core: ['custom-engine.ts', 'sse-decoder.ts', 'batched-engine.ts'],
   'access-control': ['minimal.ts'],
 };
 
