@@ -89,6 +89,32 @@ describe('startSqliteExecutor', () => {
     expect((await executor.execute([readAll]))[0]).toEqual([{ id: 1, text: 'after the lock' }]);
   });
 
+  it('should send a statement by number after its first use, even while the call that carried its text waits for a lock', async () => {
+    const { executor, path } = start();
+    await executor.migrate();
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; close(): void };
+    const other = new Database(path);
+    cleanups.push(() => other.close());
+    const countNotes = { sql: 'SELECT count(*) AS notes FROM notes', mode: 'get' as const };
+    other.exec('BEGIN IMMEDIATE');
+    // The first use of `countNotes` is in a transaction that waits for the lock (retried later)...
+    const waiting = executor.execute([insert(1, 'after the lock'), countNotes], { transaction: true, lockWaitMs: 5000 });
+    await new Promise((resolve) => setImmediate(resolve));
+    // ...while a later message names it by number only, and is answered first.
+    expect(await executor.execute([countNotes])).toEqual([{ notes: 0 }]);
+    other.exec('COMMIT');
+    expect(await waiting).toEqual([{ changes: 1 }, { notes: 1 }]);
+    expect(await executor.execute([countNotes])).toEqual([{ notes: 1 }]);
+  });
+
+  it('should run statements past the numbered ones by their text', async () => {
+    const { executor } = start();
+    await executor.migrate();
+    const distinct = Array.from({ length: 600 }, (_, index) => ({ sql: `SELECT ${index} AS n`, mode: 'get' as const }));
+    expect(await executor.execute(distinct)).toEqual(distinct.map((_, index) => ({ n: index })));
+    expect(await executor.execute(distinct.slice(-2))).toEqual([{ n: 598 }, { n: 599 }]);
+  });
+
   it('should commit the transactions of one message once: the pages they share are written to the WAL once, not once per call', async () => {
     const { executor, path } = start();
     await executor.migrate();

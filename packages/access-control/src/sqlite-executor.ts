@@ -2,11 +2,12 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { renewedMap } from './renewed-collections.js';
 import type { MigrationResult } from './service-store/index.js';
+import { createStatementNumbers } from './statement-numbers.js';
 
 /**
  * One statement for the worker: `run` for writes, `get`/`all` for rows; `runEach` runs it once
- * per entry of `rows` (its text crosses to the worker, and is looked up, once per batch rather
- * than once per row), answering the total of changes. @internal
+ * per entry of `rows` (looked up once per batch rather than once per row), answering the total
+ * of changes. A text crosses to the worker once, then by number (`createStatementNumbers`). @internal
  */
 export type SqlOp =
   | { sql: string; params?: readonly unknown[]; mode: 'run' | 'get' | 'all' }
@@ -151,13 +152,14 @@ export function startSqliteExecutor(path: string, migrations: readonly string[])
     return migrated;
   };
   const migrate = () => migrated ?? runMigrations();
+  const numbered = createStatementNumbers();
 
   return {
     messages,
     walSyncs: async () => (await send({ type: 'walSyncs' }))[0] as { done: number; pending: boolean },
     migrate: runMigrations,
     execute(ops, options = {}) {
-      const message = { ops, transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) };
+      const message = { ops: ops.map(numbered), transaction: options.transaction ?? false, deadline: Date.now() + (options.lockWaitMs ?? 5000) };
       if (migratedOnce) return send(message);
       return migrate().then(() => send(message));
     },

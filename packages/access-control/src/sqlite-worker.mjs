@@ -81,23 +81,35 @@ const walSync = path === ':memory:' ? undefined : new WalSync(`${path}-wal`, wal
 const retryDelaysMs = [5, 10, 25, 50, 100];
 
 let db;
+/** Prepared statements by number (see statement-numbers.ts) or, past the numbered ones, by text. */
 const statements = new Map();
+/** Statement texts by number, learnt as the message carrying each first arrives. */
+const texts = new Map();
 /** Runs a batch's statements in one IMMEDIATE transaction; made once: `db.transaction` builds five wrappers per call. */
 let inTransaction;
 /** Runs the writes of one message in one transaction (`runTogether`); made once, like `inTransaction`. */
 let runsTogether;
 
-function prepare(sql) {
-  let statement = statements.get(sql);
+function prepare(op) {
+  const key = op.statement ?? op.sql;
+  let statement = statements.get(key);
   if (statement === undefined) {
-    statement = db.prepare(sql);
-    statements.set(sql, statement);
+    statement = db.prepare(op.sql ?? texts.get(op.statement));
+    statements.set(key, statement);
   }
   return statement;
 }
 
+/** Learns the texts a message numbers before anything runs: a call retried later may carry a text that later messages use by number. */
+function learnTexts(calls) {
+  for (const call of calls) {
+    if (call.ops === undefined) continue;
+    for (const op of call.ops) if (op.statement !== undefined && op.sql !== undefined) texts.set(op.statement, op.sql);
+  }
+}
+
 function runOne(op) {
-  const statement = prepare(op.sql);
+  const statement = prepare(op);
   if (op.mode === 'runEach') {
     let changes = 0;
     for (const params of op.rows) changes += statement.run(...params).changes;
@@ -215,7 +227,11 @@ parentPort.on('message', (message) => {
     parentPort.close();
     return;
   }
-  if (!Array.isArray(message)) return handle(message, post);
+  if (!Array.isArray(message)) {
+    learnTexts([message]);
+    return handle(message, post);
+  }
+  learnTexts(message);
   const replies = [];
   const collect = (reply) => replies.push(reply);
   // Every write joins, transactional or not, so that writes keep the order they were sent in (a
