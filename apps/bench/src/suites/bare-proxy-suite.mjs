@@ -2,7 +2,7 @@
 // (one Fastify route forwarding with undici, src/servers/bare-proxy.mjs) and the stand-in
 // called directly, all three in one run, same stand-in, same load. Closed-loop req/s and server
 // CPU per request for JSON answers and 20-chunk streams, then p50 latency at one connection.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,24 +74,38 @@ export async function runBareProxySuite({ load, protocol, quick, log }) {
       );
     }
 
-    // One connection, one request at a time: the JSON answer's p50, and what each proxy adds over direct.
-    const latencySamples = Object.fromEntries(sides.map((side) => [side, []]));
-    for (let round = 0; round < rounds; round++) {
-      for (const side of orderOf(round)) {
-        const target = { host: '127.0.0.1', port: servers[side].port, path: '/v1/chat/completions', headers: headersOf(side) };
-        const result = await load.call('firstChunk', { target, body: workloads.json, seconds: protocol.seconds });
-        if (result.failures > 0) throw new Error(`${side}: ${result.failures} failed requests at one connection`);
-        latencySamples[side].push(result.p50);
+    // One connection, one request at a time: the JSON answer's p50, and what each proxy adds over
+    // direct. Beside the ready server's default, the same server with its usage rows written in
+    // batches (`usageWrites: "buffered"`): what the durable commit before each answer costs.
+    const bufferedDirectory = join(directory, 'buffered');
+    mkdirSync(bufferedDirectory);
+    const buffered = await startReadyServer(upstreamPort, bufferedDirectory, { settings: { store: { usageWrites: 'buffered' } } });
+    servers.buffered = { port: buffered.port, pid: buffered.pid, authorization: `Bearer ${buffered.key}` };
+    const latencySides = [...sides, 'buffered'];
+    const latencySamples = Object.fromEntries(latencySides.map((side) => [side, []]));
+    try {
+      // Its JIT warm-up, as the other sides had theirs in the closed-loop rounds above.
+      await closedLoop('buffered', workloads.json, protocol.warmupSeconds);
+      for (let round = 0; round < rounds; round++) {
+        for (const side of round % 2 === 0 ? latencySides : [...latencySides].reverse()) {
+          const target = { host: '127.0.0.1', port: servers[side].port, path: '/v1/chat/completions', headers: headersOf(side) };
+          const result = await load.call('firstChunk', { target, body: workloads.json, seconds: protocol.seconds });
+          if (result.failures > 0) throw new Error(`${side}: ${result.failures} failed requests at one connection`);
+          latencySamples[side].push(result.p50);
+        }
       }
+    } finally {
+      await buffered.stop();
     }
-    const latencyP50Ms = Object.fromEntries(sides.map((side) => [side, median(latencySamples[side])]));
-    const addedRatios = latencySamples.ready.map((readyP50, round) => (readyP50 - latencySamples.direct[round]) / (latencySamples.bare[round] - latencySamples.direct[round]));
-    const latency = {
-      p50Ms: latencyP50Ms,
-      addedMs: { bare: latencyP50Ms.bare - latencyP50Ms.direct, ready: latencyP50Ms.ready - latencyP50Ms.direct },
-      addedRatio: { median: median(addedRatios), range: range(addedRatios) },
-    };
-    log(`Bare proxy: p50 at one connection: direct ${latencyP50Ms.direct.toFixed(3)} ms, added by bare ${latency.addedMs.bare.toFixed(3)} ms, by ready ${latency.addedMs.ready.toFixed(3)} ms`);
+    const latencyP50Ms = Object.fromEntries(latencySides.map((side) => [side, median(latencySamples[side])]));
+    const addedRatiosOf = (side) => latencySamples[side].map((p50, round) => (p50 - latencySamples.direct[round]) / (latencySamples.bare[round] - latencySamples.direct[round]));
+    const addedRatio = (side) => ({ median: median(addedRatiosOf(side)), range: range(addedRatiosOf(side)) });
+    const addedMs = Object.fromEntries(latencySides.filter((side) => side !== 'direct').map((side) => [side, latencyP50Ms[side] - latencyP50Ms.direct]));
+    const latency = { p50Ms: latencyP50Ms, addedMs, addedRatio: addedRatio('ready'), bufferedAddedRatio: addedRatio('buffered') };
+    log(
+      `Bare proxy: p50 at one connection: direct ${latencyP50Ms.direct.toFixed(3)} ms, added by bare ${addedMs.bare.toFixed(3)} ms, ` +
+        `by ready ${addedMs.ready.toFixed(3)} ms (buffered usage writes ${addedMs.buffered.toFixed(3)} ms)`,
+    );
     return { connections, rounds, seconds: protocol.seconds, throughput, latency, targets: bareProxyTargets };
   } finally {
     await ready.stop();

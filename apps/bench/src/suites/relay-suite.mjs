@@ -30,7 +30,7 @@ export async function startReadyServer(upstreamPort, directory, { nodeFlags = []
     ...settings,
     host: '127.0.0.1',
     port: 0,
-    logLevel: 'info',
+    logLevel: settings.logLevel ?? 'info',
     dataDir: join(directory, 'data'),
     models: { 'quantum-flash': { engine: 'upstream', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, model: 'mock-model', ...model } },
   };
