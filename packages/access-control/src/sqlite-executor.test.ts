@@ -23,6 +23,15 @@ describe('startSqliteExecutor', () => {
     return { executor, path };
   }
 
+  /** Another process's connection holding the write lock (an open IMMEDIATE transaction) until its `COMMIT`. */
+  function holdWriteLock(path: string): { exec(sql: string): void } {
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; close(): void };
+    const other = new Database(path);
+    cleanups.push(() => other.close());
+    other.exec('BEGIN IMMEDIATE');
+    return other;
+  }
+
   it('should send the calls of one turn in one message, and answer them in one message', async () => {
     const { executor } = start();
     await executor.migrate();
@@ -71,10 +80,7 @@ describe('startSqliteExecutor', () => {
   it('should answer the other calls of a message while one of them waits for another process to release the write lock', async () => {
     const { executor, path } = start();
     await executor.migrate();
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; close(): void };
-    const other = new Database(path);
-    cleanups.push(() => other.close());
-    other.exec('BEGIN IMMEDIATE');
+    const other = holdWriteLock(path);
     let written = false;
     const write = executor.execute([insert(1, 'after the lock')], { transaction: true, lockWaitMs: 5000 }).then((result) => {
       written = true;
@@ -92,11 +98,8 @@ describe('startSqliteExecutor', () => {
   it('should send a statement by number after its first use, even while the call that carried its text waits for a lock', async () => {
     const { executor, path } = start();
     await executor.migrate();
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; close(): void };
-    const other = new Database(path);
-    cleanups.push(() => other.close());
     const countNotes = { sql: 'SELECT count(*) AS notes FROM notes', mode: 'get' as const };
-    other.exec('BEGIN IMMEDIATE');
+    const other = holdWriteLock(path);
     // The first use of `countNotes` is in a transaction that waits for the lock (retried later)...
     const waiting = executor.execute([insert(1, 'after the lock'), countNotes], { transaction: true, lockWaitMs: 5000 });
     await new Promise((resolve) => setImmediate(resolve));
