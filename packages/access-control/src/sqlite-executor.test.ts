@@ -118,6 +118,26 @@ describe('startSqliteExecutor', () => {
     expect(await executor.execute(distinct.slice(-2))).toEqual([{ n: 598 }, { n: 599 }]);
   });
 
+  it('should run a read marked ifPreviousNull only when the op before it answered null, alone or with other calls in one message', async () => {
+    const { executor } = start();
+    await executor.migrate();
+    await executor.execute([insert(1, 'one')], { transaction: true });
+    const byId = (id: number) => ({ sql: 'SELECT text FROM notes WHERE id = ?', params: [id], mode: 'get' as const });
+    const fallback = { sql: 'SELECT count(*) AS notes FROM notes', mode: 'get' as const, ifPreviousNull: true as const };
+    expect(await executor.execute([byId(1), fallback], { transaction: true })).toEqual([{ text: 'one' }, null]);
+    expect(await executor.execute([byId(2), fallback], { transaction: true })).toEqual([null, { notes: 1 }]);
+    expect(await executor.execute([byId(2), fallback])).toEqual([null, { notes: 1 }]);
+    // Two transactional calls in one message commit together: each call's ops still follow the rule.
+    const together = await Promise.all([
+      executor.execute([insert(2, 'two'), byId(2), fallback], { transaction: true }),
+      executor.execute([byId(3), fallback], { transaction: true }),
+    ]);
+    expect(together).toEqual([
+      [{ changes: 1 }, { text: 'two' }, null],
+      [null, { notes: 2 }],
+    ]);
+  });
+
   it('should commit the transactions of one message once: the pages they share are written to the WAL once, not once per call', async () => {
     const { executor, path } = start();
     await executor.migrate();

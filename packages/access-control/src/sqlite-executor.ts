@@ -10,7 +10,14 @@ import { createStatementNumbers } from './statement-numbers.js';
  * of changes. A text crosses to the worker once, then by number (`createStatementNumbers`). @internal
  */
 export type SqlOp =
-  | { sql: string; params?: readonly unknown[]; mode: 'run' | 'get' | 'all' }
+  | { sql: string; params?: readonly unknown[]; mode: 'run' | 'all' }
+  | {
+      sql: string;
+      params?: readonly unknown[];
+      mode: 'get';
+      /** Runs only when the op before it in the batch answered null (a fallback read), else answers null unread. */
+      ifPreviousNull?: true;
+    }
   | { sql: string; rows: readonly (readonly unknown[])[]; mode: 'runEach' };
 
 interface ExecuteOptions {

@@ -122,9 +122,16 @@ function runOne(op) {
   return { changes: result.changes };
 }
 
+/** A batch's ops in order; one marked `ifPreviousNull` is skipped (null) unless the op before it answered null. */
+function runOps(ops) {
+  const results = [];
+  for (const op of ops) results.push(op.ifPreviousNull === true && results.at(-1) !== null ? null : runOne(op));
+  return results;
+}
+
 function runBatch(message) {
-  if (!message.transaction) return message.ops.map(runOne);
-  inTransaction ??= db.transaction((ops) => ops.map(runOne));
+  if (!message.transaction) return runOps(message.ops);
+  inTransaction ??= db.transaction(runOps);
   return inTransaction.immediate(message.ops);
 }
 
@@ -167,7 +174,7 @@ function attempt(message, tries, answer) {
  * written, and the caller runs each call on its own.
  */
 function runTogether(calls) {
-  runsTogether ??= db.transaction((group) => group.map((call) => ({ id: call.id, results: call.ops.map(runOne) })));
+  runsTogether ??= db.transaction((group) => group.map((call) => ({ id: call.id, results: runOps(call.ops) })));
   const answers = runsTogether.immediate(calls);
   walSync?.soon();
   return answers;

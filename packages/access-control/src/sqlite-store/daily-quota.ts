@@ -18,7 +18,8 @@ export function createSqliteDailyQuota(context: SqliteContext): DailyQuotaStore 
       const [added, current] = await executor.execute(
         [
           { sql: reserveDailyTokens, params: [bucket, day, tokens, tokens, limit, limit], mode: 'get' },
-          { sql: statements.readDailyTokens, params: [bucket, day], mode: 'get' },
+          // Read only when refused: an admission's total comes back from the upsert itself.
+          { sql: statements.readDailyTokens, params: [bucket, day], mode: 'get', ifPreviousNull: true },
         ],
         { transaction: true, lockWaitMs: reservationLockWaitMs },
       );
