@@ -3,8 +3,11 @@ import type { SqlOp } from './sqlite-executor.js';
 /** The most statement texts numbered; past it a text crosses whole each time, so that a flood of distinct texts cannot grow memory. */
 const maxNumbered = 512;
 
-/** A statement as it crosses to the worker: by number, with its text only the first time. @internal */
-export type WireOp = Omit<SqlOp, 'sql'> & { sql?: string; statement?: number };
+/** Each kind of op with its text made optional (distributes over the union, which `Omit` alone would merge). */
+type ByNumber<Op> = Op extends SqlOp ? Omit<Op, 'sql'> & { sql?: string; statement?: number } : never;
+
+/** An op as it crosses to the worker: by number, with its text only the first time. @internal */
+export type WireOp = ByNumber<SqlOp>;
 
 /**
  * Numbers for the statement texts sent to the SQLite worker. Why: a statement's text (the usage
