@@ -25,7 +25,7 @@ const workloads = {
 };
 
 /** Rounds alternate the order of the sides (ABC, CBA, …) so that drift in the machine's load hits each alike. */
-const orderOf = (round) => (round % 2 === 0 ? sides : [...sides].reverse());
+const orderOf = (round, list = sides) => (round % 2 === 0 ? list : [...list].reverse());
 
 export async function runBareProxySuite({ load, protocol, quick, log }) {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-bench-bare-proxy-'));
@@ -87,7 +87,7 @@ export async function runBareProxySuite({ load, protocol, quick, log }) {
       // Its JIT warm-up, as the other sides had theirs in the closed-loop rounds above.
       await closedLoop('buffered', workloads.json, protocol.warmupSeconds);
       for (let round = 0; round < rounds; round++) {
-        for (const side of round % 2 === 0 ? latencySides : [...latencySides].reverse()) {
+        for (const side of orderOf(round, latencySides)) {
           const target = { host: '127.0.0.1', port: servers[side].port, path: '/v1/chat/completions', headers: headersOf(side) };
           const result = await load.call('firstChunk', { target, body: workloads.json, seconds: protocol.seconds });
           if (result.failures > 0) throw new Error(`${side}: ${result.failures} failed requests at one connection`);
