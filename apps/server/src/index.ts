@@ -7,6 +7,10 @@ export type { StarterKeys } from './starter-keys.js';
 export { createEngines } from './create-engines.js';
 export type { ConfiguredEngines } from './create-engines.js';
 
+/** The log destination the server writes through: lines in batches, for a Fastify of your own. */
+export { createLogDestination } from './log-destination.js';
+export type { LogDestination, LogDestinationOptions } from './log-destination.js';
+
 /** Config: schema, defaults and loading. */
 export { loadConfig, parseConfigFile, resolveConfig, ConfigError, defaultConfigFileName } from './config.js';
 export type { LoadConfigOptions, LoadedConfig } from './config.js';

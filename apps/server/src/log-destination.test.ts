@@ -61,6 +61,17 @@ describe('createLogDestination', () => {
     await eventually(() => expect(file.read()).toBe(lines.join('')));
   });
 
+  it('should keep every character of lines beyond Latin-1, and a line longer than the buffer in its place', async () => {
+    const file = logFile();
+    const destination = createLogDestination({ fd: file.fd, bufferSize: 40, flushDelayMs: 60_000 });
+    cleanups.push(() => destination.close());
+    // Three-byte and four-byte (a surrogate pair) characters, near and across the buffer's end.
+    const lines = ['{"key":"qc_live_…JD3h"}\n', '{"n":"ascii"}\n', `{"long":"${'é🙂'.repeat(20)}"}\n`, '{"after":"…"}\n', `{"fill":"${'€'.repeat(9)}"}\n`];
+    for (const line of lines) destination.write(line);
+    destination.flush();
+    await eventually(() => expect(file.read()).toBe(lines.join('')));
+  });
+
   it('should flush on close and write later lines straight through', async () => {
     const file = logFile();
     const destination = createLogDestination({ fd: file.fd, flushDelayMs: 60_000 });

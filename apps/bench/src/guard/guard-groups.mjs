@@ -15,10 +15,14 @@ import { createAccessControl, createLimiter, createMemoryStore, issueApiKey } fr
 import { createParser } from 'eventsource-parser';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { MockAgent } from 'undici';
+import pino from 'pino';
+import { createLogDestination } from '@quantum-chat/server';
 import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, streamRequestBody } from '../lib/fixtures.mjs';
 import { InProcessRequest } from '../lib/in-process-request.mjs';
 import { median } from '../lib/stats.mjs';
+import { openSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const rounds = Number(process.env.GUARD_ROUNDS ?? 9);
 
@@ -616,6 +620,53 @@ groups.relayAbort = async function relayAbortGroup() {
   };
   const work = 3000;
   return compare({ core: jsonRequestsThrough(handlers.core, work), reference: jsonRequestsThrough(handlers.reference, work), work, check: expectSame() });
+};
+
+/**
+ * Lines joined into one string and handed to pino's sonic-boom as text, 16 KiB at a time: how
+ * the ready server's log destination worked before it held bytes.
+ */
+function joinedTextDestination(fd) {
+  const stream = pino.destination({ dest: fd, sync: false });
+  let held = '';
+  const flush = () => {
+    if (held === '') return;
+    stream.write(held);
+    held = '';
+  };
+  return {
+    write(line) {
+      held += line;
+      if (held.length >= 16_384) flush();
+    },
+    flush,
+  };
+}
+
+groups.logLines = async function logLinesGroup() {
+  // A chat request's two info lines through pino, to /dev/null: the settled line (its key's
+  // display has `…`, beyond Latin-1) and the access line. Only the destination differs.
+  const fd = openSync('/dev/null', 'w');
+  const destinations = { core: createLogDestination({ fd }), reference: joinedTextDestination(fd) };
+  const settled = { reqId: 'req_0zXKgT61MaxkylqlPr4iaVmT', model: 'quantum-flash', status: 200, stream: false, promptTokens: 52, completionTokens: 62, totalTokens: 114, interrupted: false, durationMs: 3, key: 'qc_live_…JD3h', keyKind: 'live', organisation: 'bench' };
+  const access = { req: { method: 'POST', url: '/v1/chat/completions', host: '127.0.0.1:36975', remoteAddress: '127.0.0.1', remotePort: 40822 }, res: { statusCode: 200 } };
+  const work = 60_000;
+  const linesThrough = (name) => {
+    const log = pino({ level: 'info' }, destinations[name]);
+    return async () => {
+      for (let index = 0; index < work; index++) {
+        log.info(settled, 'chat completion settled');
+        log.info({ ...access, responseTime: 3.5 + index }, 'request completed');
+        // A server's lines come over many turns of its event loop, and its writes complete between them.
+        if (index % 32 === 31) await new Promise((resolve) => setImmediate(resolve));
+      }
+      destinations[name].flush();
+      // The last asynchronous write's thread-pool work is counted in its own round.
+      await sleep(20);
+      return work;
+    };
+  };
+  return compare({ core: linesThrough('core'), reference: linesThrough('reference'), work, check: expectSame() });
 };
 
 const name = process.argv[2];
