@@ -15,3 +15,5 @@ export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { createThinkTagSplitter } from '@quantum-chat/core/dialect';
 export type { ThinkTagPiece, ThinkTagSplitter } from '@quantum-chat/core/dialect';
 export { countApproximateTokens, countApproximatePromptTokens } from './approximate-tokens.js';
+export { createUtf8Reads } from './utf8-reads.js';
+export type { Utf8Reads } from './utf8-reads.js';

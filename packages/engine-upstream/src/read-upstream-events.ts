@@ -2,6 +2,7 @@ import { createSseDecoder, SseEventTooLongError, type SseDecoder, type SseEvent 
 import { QuantumChatError } from '@quantum-chat/core';
 import { bodyTooLarge } from './read-capped-body.js';
 import type { UpstreamBodyReader } from './upstream-transport.js';
+import { createUtf8Reads, type Utf8Reads } from './utf8-reads.js';
 
 /** How much of the stream is read: see `UpstreamLimits`. */
 export interface StreamLimits {
@@ -63,9 +64,9 @@ function drain(reader: UpstreamBodyReader, maxBytes: number): Promise<void> {
 }
 
 /** Feeds the decoder; a line or event past the limit is the upstream's fault (502). */
-function feed(decoder: SseDecoder, bytes: Uint8Array): void {
+function feed(decoder: SseDecoder, text: string): void {
   try {
-    decoder.feed(bytes);
+    decoder.feed(text);
   } catch (error) {
     if (error instanceof SseEventTooLongError) throw new QuantumChatError('upstream_error', `The model server sent ${error.kind === 'line' ? 'a line' : 'an event'} longer than ${error.limit} characters.`);
     throw error;
@@ -87,6 +88,7 @@ export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: Wai
   // Made when the first bytes arrive: a stream waiting for its first token holds no decoder (its
   // closures were about 1.5 KiB of every waiting relayed stream).
   let decoder: SseDecoder | undefined;
+  let text: Utf8Reads | undefined;
   /** Decoded bytes still allowed (counted after decompression: see `UpstreamLimits.maxResponseBytes`). */
   let bytesLeft = limits.maxResponseBytes;
   let waiting = false;
@@ -103,14 +105,18 @@ export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: Wai
       waiting = true;
       const result = await reader.read();
       if (result.done) {
-        decoder?.end();
+        if (decoder !== undefined) {
+          feed(decoder, text!.end());
+          decoder.end();
+        }
         return;
       }
       if (result.value !== undefined) {
         bytesLeft -= result.value.byteLength;
         if (bytesLeft < 0) throw bodyTooLarge(limits.maxResponseBytes);
         decoder ??= createSseDecoder({ onEvent: (event) => pending.push(event) }, { maxEventLength: limits.maxEventLength });
-        feed(decoder, result.value);
+        text ??= createUtf8Reads();
+        feed(decoder, text.decode(result.value));
       }
     }
   } finally {

@@ -49,6 +49,8 @@ const floors = {
   referenceBursts: 1.4,
   /** The reference engine's prompt count of a resent conversation vs the same with every text new (23.8–25.2; 1.9 with its remembered counts knocked out). */
   referenceCounts: 6,
+  /** The upstream engine's reads of a relayed 20-chunk stream (ASCII, 1 KiB reads) vs one streaming TextDecoder (5.6–6.0; 0.98 with the ASCII shortcut knocked out). */
+  utf8Reads: 2.5,
   /** A chat request's two log lines through pino into the server's log destination vs the same lines joined in one string and written as text (1.42–1.47; 0.97 with the destination's bytes knocked out). */
   logLines: 1.2,
 };

@@ -10,7 +10,7 @@ import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { writeFrames } from '@quantum-chat/core/node';
 import { createResponseEventEncoder, createResponseShell, generateRandomResponseId, validateCreateResponse } from '@quantum-chat/core/responses';
 import { countPromptTokens, createReferenceEngine } from '@quantum-chat/engine-reference';
-import { createUpstreamEngine } from '@quantum-chat/engine-upstream';
+import { createUpstreamEngine, createUtf8Reads } from '@quantum-chat/engine-upstream';
 import { createAccessControl, createLimiter, createMemoryStore, issueApiKey } from '@quantum-chat/access-control';
 import { createParser } from 'eventsource-parser';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -620,6 +620,34 @@ groups.relayAbort = async function relayAbortGroup() {
   };
   const work = 3000;
   return compare({ core: jsonRequestsThrough(handlers.core, work), reference: jsonRequestsThrough(handlers.reference, work), work, check: expectSame() });
+};
+
+groups.utf8Reads = async function utf8ReadsGroup() {
+  // A relayed 20-chunk stream's body as undici hands it over (ASCII, as the envelope always is),
+  // cut into reads of 1 KiB, decoded by the engine's reads vs one streaming TextDecoder.
+  const chunk = (index) => `data: {"id":"chatcmpl-up","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{"content":"piece ${index} of the answer, "},"finish_reason":null}]}\n\n`;
+  const body = Buffer.from(Array.from({ length: 20 }, (_, index) => chunk(index)).join('') + 'data: [DONE]\n\n');
+  const reads = Array.from({ length: Math.ceil(body.length / 1024) }, (_, index) => body.subarray(index * 1024, (index + 1) * 1024));
+  const work = 100_000;
+  const core = () => {
+    let length = 0;
+    for (let index = 0; index < work; index++) {
+      const text = createUtf8Reads();
+      for (const read of reads) length += text.decode(read).length;
+      length += text.end().length;
+    }
+    return length;
+  };
+  const reference = () => {
+    let length = 0;
+    for (let index = 0; index < work; index++) {
+      const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+      for (const read of reads) length += decoder.decode(read, { stream: true }).length;
+      length += decoder.decode().length;
+    }
+    return length;
+  };
+  return compare({ core, reference, work, check: expectSame() });
 };
 
 /**
