@@ -3,6 +3,9 @@
 // CPU per request of each build, its ratio to the bare proxy's, and B / A. A build is a copy of
 // apps/server/dist kept inside the repository (so that its imports resolve), e.g. apps/server/.ab/before.
 // node apps/bench/profile/relay-ab.mjs <dirA> <dirB> [rounds=3] [seconds=4] [json|stream|both]
+// A knock-out by configuration: two copies of one build, and B's config changed by AB_CONFIG_B
+// (JSON merged into its config file, e.g. '{"logLevel":"warn"}'); AB_FLAGS gives both sides Node
+// flags, AB_FLAGS_B B's own.
 
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,10 +20,10 @@ const { pinned } = await import(`${B}/lib/options.mjs`);
 const { startLoad } = await import(`${B}/lib/servers.mjs`);
 const [a, b, roundsArg = '3', secondsArg = '4', which = 'both'] = process.argv.slice(2);
 const rounds = Number(roundsArg), seconds = Number(secondsArg);
-async function startReady(name, upstreamPort) {
+async function startReady(name, upstreamPort, { configChange = {}, flagsVariable = 'AB_FLAGS' } = {}) {
   const cli = resolve(name, 'cli.js');
   const directory = mkdtempSync(join(tmpdir(), `relay-ab-${basename(name)}-`));
-  const config = { host: '127.0.0.1', port: 0, logLevel: 'info', dataDir: join(directory, 'data'), models: { 'quantum-flash': { engine: 'upstream', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, model: 'mock-model' } } };
+  const config = { host: '127.0.0.1', port: 0, logLevel: 'info', dataDir: join(directory, 'data'), models: { 'quantum-flash': { engine: 'upstream', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, model: 'mock-model' } }, ...configChange };
   const configPath = join(directory, 'c.json');
   writeFileSync(configPath, JSON.stringify(config));
   const run = (args) => execFileSync(process.execPath, [cli, ...args], { cwd: directory, encoding: 'utf8' });
@@ -28,7 +31,7 @@ async function startReady(name, upstreamPort) {
   run(['orgs', 'set-limits', 'bench', '--requests-per-minute', 'none', '--tokens-per-minute', 'none', '--tokens-per-day', 'none', '--config', configPath]);
   const logPath = join(directory, 'server.log');
   const log = openSync(logPath, 'w');
-  const flags = process.env.AB_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const flags = process.env[flagsVariable]?.split(' ').filter(Boolean) ?? [];
   const { command, args } = pinned('server', process.execPath, [...flags, cli, 'serve', '--config', configPath]);
   const child = spawn(command, args, { cwd: directory, stdio: ['ignore', log, log] });
   let port;
@@ -37,7 +40,7 @@ async function startReady(name, upstreamPort) {
 }
 const upstream = await startChild(`${B}/servers/upstream-mock.mjs`, { role: 'load' });
 const bare = await startChild(`${B}/servers/bare-proxy.mjs`, { role: 'server', args: [String(upstream.ready.port)], stdout: 'ignore' });
-const servers = { [a]: await startReady(a, upstream.ready.port), [b]: await startReady(b, upstream.ready.port), bare: { pid: bare.pid, port: bare.ready.port, key: 'upstream' } };
+const servers = { [a]: await startReady(a, upstream.ready.port), [b]: await startReady(b, upstream.ready.port, { configChange: JSON.parse(process.env.AB_CONFIG_B ?? '{}'), flagsVariable: process.env.AB_FLAGS_B === undefined ? 'AB_FLAGS' : 'AB_FLAGS_B' }), bare: { pid: bare.pid, port: bare.ready.port, key: 'upstream' } };
 const load = await startLoad();
 const bodies = { json: JSON.stringify({ ...requestObject, max_tokens: 62, stream: false }), stream: JSON.stringify({ ...requestObject, max_tokens: 20, stream: true }) };
 async function measure(side, body, secs) {
