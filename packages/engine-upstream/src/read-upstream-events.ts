@@ -85,10 +85,9 @@ function feed(decoder: SseDecoder, text: string): void {
  */
 export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: WaitHooks, limits: StreamLimits): AsyncGenerator<SseEvent[]> {
   let pending: SseEvent[] = [];
-  // Made when the first bytes arrive: a stream waiting for its first token holds no decoder (its
-  // closures were about 1.5 KiB of every waiting relayed stream).
-  let decoder: SseDecoder | undefined;
-  let text: Utf8Reads | undefined;
+  // The bytes' decoder and the events' decoder, made when the first bytes arrive: a stream waiting
+  // for its first token holds neither (their closures were about 1.5 KiB of every waiting stream).
+  let decoding: { text: Utf8Reads; events: SseDecoder } | undefined;
   /** Decoded bytes still allowed (counted after decompression: see `UpstreamLimits.maxResponseBytes`). */
   let bytesLeft = limits.maxResponseBytes;
   let waiting = false;
@@ -105,18 +104,17 @@ export async function* readUpstreamEvents(reader: UpstreamBodyReader, hooks: Wai
       waiting = true;
       const result = await reader.read();
       if (result.done) {
-        if (decoder !== undefined) {
-          feed(decoder, text!.end());
-          decoder.end();
+        if (decoding !== undefined) {
+          feed(decoding.events, decoding.text.end());
+          decoding.events.end();
         }
         return;
       }
       if (result.value !== undefined) {
         bytesLeft -= result.value.byteLength;
         if (bytesLeft < 0) throw bodyTooLarge(limits.maxResponseBytes);
-        decoder ??= createSseDecoder({ onEvent: (event) => pending.push(event) }, { maxEventLength: limits.maxEventLength });
-        text ??= createUtf8Reads();
-        feed(decoder, text.decode(result.value));
+        decoding ??= { text: createUtf8Reads(), events: createSseDecoder({ onEvent: (event) => pending.push(event) }, { maxEventLength: limits.maxEventLength }) };
+        feed(decoding.events, decoding.text.decode(result.value));
       }
     }
   } finally {

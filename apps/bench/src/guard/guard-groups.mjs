@@ -3,6 +3,8 @@
 // process, interleaved round by round, and reports the reference's CPU time over the core's
 // (higher is faster). Run one group per process (`node guard-groups.mjs <group>` prints one
 // JSON line), so no group's type feedback slows another's.
+import { openSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
 import { createChatHandler, insecureAcceptAnyApiKey, parseApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
@@ -21,8 +23,6 @@ import { createChatStream, cutText } from '../lib/chat-stream.mjs';
 import { createFixedEngine, jsonRequestBody, streamRequestBody } from '../lib/fixtures.mjs';
 import { InProcessRequest } from '../lib/in-process-request.mjs';
 import { median } from '../lib/stats.mjs';
-import { openSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 const rounds = Number(process.env.GUARD_ROUNDS ?? 9);
 
