@@ -35,6 +35,13 @@ export interface AccessControlOptions {
   dailyTimeoutMs?: number;
   /** When the store cannot count the day's tokens: false (default) counts in this process; true answers 503. */
   failClosed?: boolean;
+  /**
+   * Per-instance leases of the day's tokens (decisions §6): far from its daily limit, a bucket
+   * asks the store for a share of its day once per several requests instead of once per
+   * request. Their unused tokens count as held until given back (a second after their last
+   * use, or at `close`). False by default.
+   */
+  dailyLeases?: boolean;
   /** How usage rows are written (durable or buffered, commit timeout, progress interval, buffer bound, when a dead instance's rows are settled). */
   usage?: Omit<UsageLedgerOptions, 'store'>;
   /** ms since the epoch, for key expiry and usage times; injected so that tests control time. `Date.now` by default. */
@@ -195,6 +202,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
       flushedBySettle: ledger.durable,
       ...(options.dailyTimeoutMs !== undefined ? { timeoutMs: options.dailyTimeoutMs } : {}),
       failClosed: options.failClosed ?? false,
+      leases: options.dailyLeases ?? false,
       onStateChange: (available, reason) => options.onStoreStateChange?.(available, 'daily', reason),
       onError: (error) => report(error),
     }));
@@ -376,7 +384,7 @@ export function createAccessControl(options: AccessControlOptions): StoreAccessC
     },
     async close() {
       keys.dispose();
-      dailyQuota?.dispose();
+      await dailyQuota?.dispose();
       await ledger.close();
     },
   };

@@ -1,5 +1,6 @@
 import { QuantumChatError } from '@quantum-chat/core';
 import type { ServiceStore } from './service-store/index.js';
+import { DailyLeases } from './daily-leases.js';
 import { createRedisCircuit } from './redis-circuit.js';
 import { deadlineExceeded, withDeadline } from './with-deadline.js';
 
@@ -15,6 +16,12 @@ export interface DailyQuotaOptions {
    * answering (see `DailyReservationInput.flushedBySettle`). False by default.
    */
   flushedBySettle?: boolean;
+  /**
+   * Per-instance leases of the day's tokens (`DailyLeases`, decisions §6): a store reservation
+   * far from the limit takes some tokens more, which the next reservations of the bucket use
+   * without asking the store. False by default: every reservation is asked of the store.
+   */
+  leases?: boolean | { idleMs?: number };
   now?: () => number;
   /** Reporting only: the store stopped or started counting the days. */
   onStateChange?: (available: boolean, reason: unknown) => void;
@@ -36,7 +43,8 @@ export interface DailyDecision {
 
 export interface DailyQuota {
   reserve(bucket: string, tokens: number, limit: number): Promise<DailyDecision>;
-  dispose(): void;
+  /** Stops the probes and gives the leases' unused tokens back to the store. */
+  dispose(): Promise<void>;
 }
 
 /** The UTC day of a time, `YYYY-MM-DD`. */
@@ -68,6 +76,15 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
   /** The last total the store gave per bucket and day, and what this process counted since the store stopped answering. */
   const lastKnown = new Map<string, number>();
   const countedAlone = new Map<string, number>();
+  const leaseOptions = options.leases === true ? {} : options.leases || undefined;
+  const leases =
+    leaseOptions === undefined
+      ? undefined
+      : new DailyLeases({
+          now,
+          ...leaseOptions,
+          giveBack: (bucket, day, tokens) => store.addDailyTokens({ bucket, day, tokens }).catch((error: unknown) => options.onError?.(error)),
+        });
   const circuit = createRedisCircuit({
     // A no-op reservation: on SQLite it needs the write lock, which is what reservations wait for.
     ping: () => store.reserveDailyTokens({ bucket: 'quantum-chat:probe', day: utcDay(now()), tokens: 0, limit: -1 }),
@@ -135,25 +152,64 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
    */
   const queues = new Map<string, { waiting: Waiting[]; busy: boolean }>();
 
+  /** A reservation answered from this process's lease of the day, or undefined when it holds too few. */
+  function fromLease(id: string, day: string, tokens: number): DailyDecision | undefined {
+    const total = leases?.take(id, day, tokens);
+    if (total === undefined) return undefined;
+    return { admitted: true, day, total, resetsAt: nextUtcMidnight(now()), charged: tokens };
+  }
+
+  /**
+   * One store reservation for `tokens` (one request's or a group's), asking for a lease beyond
+   * them while the day is far from its limit and handing over what is left of the last one. The
+   * decision is the reservation's own: `total` without the new lease, `charged` = `tokens`.
+   */
+  async function reserveLeasing(id: string, bucket: string, tokens: number, limit: number, lease: boolean): Promise<DailyDecision> {
+    if (leases === undefined || circuit.open) return reserveInStore(bucket, tokens, limit);
+    const day = utcDay(now());
+    const leftover = leases.leftover(id, day);
+    const extra = lease ? leases.extraFor(tokens, limit, lastKnown.get(`${bucket}\u0000${day}`) ?? 0) : 0;
+    if (leftover === 0 && extra === 0) return reserveInStore(bucket, tokens, limit);
+    const asked = tokens + extra - leftover;
+    const decision = await reserveInStore(bucket, asked, limit);
+    // Refused with a lease asked for: what is left may still hold these tokens alone.
+    if (!decision.admitted) return extra > 0 ? reserveLeasing(id, bucket, tokens, limit, false) : { ...decision, total: decision.total - leftover };
+    if (decision.charged === 0) {
+      // Counted in this process instead: the store's count of the leftover is unknown (or taken back with the ask).
+      leases.forget(id);
+      return decision;
+    }
+    leases.renew(id, bucket, day, extra, decision.total - extra);
+    return { ...decision, total: decision.total - extra, charged: tokens };
+  }
+
   /**
    * Group commit: under load, many requests of one organisation reserve at once, and each
    * conditional add takes the same row lock and a commit in the store. One add for the sum of
    * a group admits them all; a group that does not fit is retried one by one, so the outcome
    * is that of reserving one after the other. One group per bucket is in the store at a time.
+   * Those a lease renewed meanwhile covers take from it first.
    */
-  async function reserveGroup(bucket: string, limit: number, waiting: Waiting[]): Promise<void> {
-    const sum = waiting.reduce((total, entry) => total + entry.tokens, 0);
+  async function reserveGroup(id: string, bucket: string, limit: number, queued: Waiting[]): Promise<void> {
+    const day = utcDay(now());
+    const waiting = queued.filter((entry) => {
+      const leased = fromLease(id, day, entry.tokens);
+      if (leased !== undefined) entry.resolve(leased);
+      return leased === undefined;
+    });
+    if (waiting.length === 0) return;
     const settle = (entry: Waiting, work: Promise<DailyDecision>) => work.then(entry.resolve, entry.reject);
-    if (waiting.length === 1) return settle(waiting[0]!, reserveInStore(bucket, waiting[0]!.tokens, limit));
+    if (waiting.length === 1) return settle(waiting[0]!, reserveOne(id, bucket, waiting[0]!.tokens, limit));
+    const sum = waiting.reduce((total, entry) => total + entry.tokens, 0);
     let group: DailyDecision;
     try {
-      group = await reserveInStore(bucket, sum, limit);
+      group = await reserveLeasing(id, bucket, sum, limit, true);
     } catch (error) {
       for (const entry of waiting) entry.reject(error);
       return;
     }
     if (!group.admitted) {
-      for (const entry of waiting) await settle(entry, reserveInStore(bucket, entry.tokens, limit));
+      for (const entry of waiting) await settle(entry, reserveOne(id, bucket, entry.tokens, limit));
       return;
     }
     let total = group.total - sum;
@@ -161,6 +217,13 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
       total += entry.tokens;
       entry.resolve({ ...group, total, charged: group.charged === 0 ? 0 : entry.tokens });
     }
+  }
+
+  /** One reservation: from the lease when it covers it, else from the store with a lease when one fits, else exactly. */
+  async function reserveOne(id: string, bucket: string, tokens: number, limit: number): Promise<DailyDecision> {
+    const leased = fromLease(id, utcDay(now()), tokens);
+    if (leased !== undefined) return leased;
+    return reserveLeasing(id, bucket, tokens, limit, true);
   }
 
   function drain(id: string, bucket: string, limit: number): void {
@@ -172,7 +235,7 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
     const waiting = queue.waiting;
     queue.waiting = [];
     queue.busy = true;
-    void reserveGroup(bucket, limit, waiting).finally(() => {
+    void reserveGroup(id, bucket, limit, waiting).finally(() => {
       queue.busy = false;
       drain(id, bucket, limit);
     });
@@ -180,8 +243,10 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
 
   return {
     reserve(bucket, tokens, limit) {
+      const id = `${bucket}\u0000${limit}`;
+      const leased = leases === undefined ? undefined : fromLease(id, utcDay(now()), tokens);
+      if (leased !== undefined) return Promise.resolve(leased);
       return new Promise<DailyDecision>((resolve, reject) => {
-        const id = `${bucket}\u0000${limit}`;
         let queue = queues.get(id);
         if (queue === undefined) {
           queue = { waiting: [], busy: true };
@@ -196,8 +261,9 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
         queue.waiting.push({ tokens, resolve, reject });
       });
     },
-    dispose() {
+    async dispose() {
       circuit.dispose();
+      await leases?.close();
     },
   };
 }

@@ -1,0 +1,116 @@
+/** A share of a bucket's day that this process took from the store ahead of its requests. */
+interface DailyLease {
+  bucket: string;
+  day: string;
+  /** Tokens counted in the store that no request of this process holds yet. */
+  remaining: number;
+  /** The day's count as this process's requests hold it: the store's count without `remaining`. */
+  total: number;
+  usedAt: number;
+}
+
+export interface DailyLeaseOptions {
+  /** Gives unused tokens back to the store's count of a day (a negative add). */
+  giveBack(bucket: string, day: string, tokens: number): Promise<unknown>;
+  now: () => number;
+  /** A lease unused this long goes back to the store; 1000 ms by default. */
+  idleMs?: number;
+}
+
+/** A lease is at most this many times the tokens of the reservations that take it. */
+const leaseRequests = 32;
+/** And at most this share of what the day had left: near the limit, leases shrink to nothing. */
+const leaseShareOfRest = 16;
+
+/**
+ * Per-instance leases of the day's tokens (decisions §6): a reservation that goes to the store
+ * asks for some tokens more, and the next reservations of the same bucket take them here
+ * without a store round trip. Every admitted token is counted in the store before it is
+ * admitted, so no instance can pass the limit; what a lease costs is that its unused tokens
+ * count as held (by one process, for at most `idleMs` after its last use) until they are given
+ * back. A process's own lease never refuses it: a reservation it does not cover gives it up
+ * to the store as part of its own ask.
+ */
+export class DailyLeases {
+  readonly #leases = new Map<string, DailyLease>();
+  readonly #options: DailyLeaseOptions;
+  readonly #idleMs: number;
+  #sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: DailyLeaseOptions) {
+    this.#options = options;
+    this.#idleMs = options.idleMs ?? 1000;
+  }
+
+  /** Takes `tokens` from the lease of `id` for `day`: the day's count after it, or undefined when the lease holds too few. */
+  take(id: string, day: string, tokens: number): number | undefined {
+    const lease = this.#leases.get(id);
+    if (lease === undefined || lease.day !== day || lease.remaining < tokens) return undefined;
+    lease.remaining -= tokens;
+    lease.total += tokens;
+    lease.usedAt = this.#options.now();
+    return lease.total;
+  }
+
+  /** What is left of the lease of `id` for `day` (0 when there is none). */
+  leftover(id: string, day: string): number {
+    const lease = this.#leases.get(id);
+    return lease !== undefined && lease.day === day ? lease.remaining : 0;
+  }
+
+  /**
+   * How many tokens a store reservation of `tokens` should ask for beyond them: a lease of up
+   * to `leaseRequests` times as many, and at most a `leaseShareOfRest`th of what the day has
+   * left after them (`known` is the last count the store gave). None when that is less than
+   * `tokens`: near the limit every reservation goes to the store for exactly what it needs.
+   */
+  extraFor(tokens: number, limit: number, known: number): number {
+    const extra = Math.min(tokens * leaseRequests, Math.floor((limit - known - tokens) / leaseShareOfRest));
+    return extra >= tokens ? extra : 0;
+  }
+
+  /**
+   * The store counted a reservation that took this lease's leftover and `extra` more: the lease
+   * now holds `extra`, and `total` is the store's count without it.
+   */
+  renew(id: string, bucket: string, day: string, extra: number, total: number): void {
+    const existing = this.#leases.get(id);
+    if (existing !== undefined && existing.day !== day) this.#giveBack(existing);
+    if (extra === 0) {
+      this.#leases.delete(id);
+      return;
+    }
+    this.#leases.set(id, { bucket, day, remaining: extra, total, usedAt: this.#options.now() });
+    this.#sweeper ??= setInterval(() => void this.giveBackIdle(), this.#idleMs).unref();
+  }
+
+  /** Drops the lease of `id` without giving anything back (the store's count of it is unknown or already undone). */
+  forget(id: string): void {
+    this.#leases.delete(id);
+  }
+
+  /** Gives back the leases unused for `idleMs` or of a past day (the sweeper's turn). */
+  giveBackIdle(): Promise<unknown> {
+    const now = this.#options.now();
+    const returned: Promise<unknown>[] = [];
+    for (const [id, lease] of this.#leases) {
+      if (now - lease.usedAt < this.#idleMs) continue;
+      this.#leases.delete(id);
+      returned.push(this.#giveBack(lease));
+    }
+    return Promise.all(returned);
+  }
+
+  /** Gives every lease back and stops the sweeper (the process is closing). */
+  close(): Promise<unknown> {
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    const returned = [...this.#leases.values()].map((lease) => this.#giveBack(lease));
+    this.#leases.clear();
+    return Promise.all(returned);
+  }
+
+  #giveBack(lease: DailyLease): Promise<unknown> {
+    return lease.remaining === 0 ? Promise.resolve() : this.#options.giveBack(lease.bucket, lease.day, -lease.remaining);
+  }
+}
