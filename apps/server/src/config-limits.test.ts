@@ -12,6 +12,12 @@ describe('resolveConfig (redisUrl and limits)', () => {
     expect(resolveConfig(file, { REDIS_URL: 'rediss://env:6380' }).redisUrl).toBe('rediss://env:6380');
   });
 
+  it('should take daily leases from the file, off by default', () => {
+    expect(resolveConfig({}).limits.dailyLeases).toBeUndefined();
+    expect(resolveConfig(parseConfigFile({ limits: { dailyLeases: true } })).limits).toMatchObject({ failClosed: false, dailyLeases: true });
+    expect(() => parseConfigFile({ limits: { dailyLeases: 'yes' } })).toThrow(/limits\.dailyLeases/);
+  });
+
   it('should refuse a REDIS_URL that is not a redis URL', () => {
     expect(() => resolveConfig({}, { REDIS_URL: 'localhost:6379' })).toThrow(ConfigError);
   });

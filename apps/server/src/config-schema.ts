@@ -178,6 +178,8 @@ export const serverConfigFileSchema = z.strictObject({
       failClosed: z.boolean().optional(),
       /** The most a request waits on Redis, 1 to 100 ms (default 50). */
       redisTimeoutMs: z.int().min(1).max(100).optional(),
+      /** Per-instance leases of the day's tokens (decisions §6): far fewer store calls, at a bounded cost in exactness across instances. Off by default. */
+      dailyLeases: z.boolean().optional(),
     })
     .optional(),
   keepAliveIntervalMs: milliseconds.optional(),
@@ -307,7 +309,7 @@ export interface ServerConfig {
   databaseUrl?: string;
   store: { timeoutMs?: number; usageFlushIntervalMs?: number; usageWrites?: 'durable' | 'buffered'; usageCommitTimeoutMs?: number; abandonedAfterMs?: number };
   redisUrl?: string;
-  limits: { failClosed: boolean; redisTimeoutMs?: number };
+  limits: { failClosed: boolean; redisTimeoutMs?: number; dailyLeases?: boolean };
   keepAliveIntervalMs?: number;
   streams: { resumableByDefault: boolean; retentionSeconds: number; maxDetachedPerOrganisation: number; runTimeoutSeconds: number; heartbeatSeconds: number; singleInstance: boolean };
   /** How long stored responses are kept. */

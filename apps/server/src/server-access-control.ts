@@ -70,6 +70,7 @@ export async function openServerAccessControl(config: ServerConfig, options: Ser
     store,
     limiter,
     failClosed: config.limits.failClosed,
+    dailyLeases: config.limits.dailyLeases ?? false,
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...(config.store.timeoutMs !== undefined ? { storeTimeoutMs: config.store.timeoutMs } : {}),
     usage: {

@@ -22,18 +22,20 @@ describe('daily leases', () => {
     expect(await flaky.store.readDailyTokens({ bucket, day: today() })).toBe(30_000);
   });
 
-  it('should admit and refuse exactly as reservations without leases do, one instance, any sizes, settles between', async () => {
+  it('should admit and refuse exactly as reservations without leases do, one instance, any sizes, settles and limit changes between', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 50_000 }),
-        fc.array(fc.record({ tokens: fc.integer({ min: 1, max: 3_000 }), refund: fc.nat({ max: 3_000 }) }), { maxLength: 60 }),
-        async (limit, requests) => {
+        fc.array(fc.integer({ min: 1, max: 50_000 }), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.record({ tokens: fc.integer({ min: 1, max: 3_000 }), refund: fc.nat({ max: 3_000 }), limit: fc.nat({ max: 2 }) }), { maxLength: 60 }),
+        async (limits, requests) => {
           const leased = createMemoryStore();
           const exact = createMemoryStore();
           const withLeases = createDailyQuota({ store: leased, leases: true });
           const without = createDailyQuota({ store: exact });
           let refunded = 0;
-          for (const { tokens, refund } of requests) {
+          for (const { tokens, refund, limit: which } of requests) {
+            // The organisation's limit may change between requests.
+            const limit = limits[which % limits.length]!;
             const a = await withLeases.reserve(bucket, tokens, limit);
             const b = await without.reserve(bucket, tokens, limit);
             expect({ ...a, total: 0 }).toEqual({ ...b, total: 0 });
@@ -57,17 +59,18 @@ describe('daily leases', () => {
     );
   });
 
-  it('should never admit past the limit across instances sharing a store, and count exactly once their leases are back', async () => {
+  it('should never admit past the limit across instances sharing a store (bursts), and count exactly once their leases are back', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1_000, max: 200_000 }),
-        fc.array(fc.record({ instance: fc.integer({ min: 0, max: 2 }), tokens: fc.integer({ min: 1, max: 4_000 }), burst: fc.integer({ min: 1, max: 6 }) }), { maxLength: 40 }),
-        async (limit, turns) => {
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(fc.record({ instance: fc.nat({ max: 2 }), tokens: fc.integer({ min: 1, max: 4_000 }), burst: fc.integer({ min: 1, max: 6 }) }), { maxLength: 40 }),
+        async (limit, count, turns) => {
           const store = createMemoryStore();
-          const instances = [0, 1, 2].map(() => createDailyQuota({ store, leases: true }));
+          const instances = Array.from({ length: count }, () => createDailyQuota({ store, leases: true }));
           let admitted = 0;
           for (const { instance, tokens, burst } of turns) {
-            const decisions = await Promise.all(Array.from({ length: burst }, () => instances[instance]!.reserve(bucket, tokens, limit)));
+            const decisions = await Promise.all(Array.from({ length: burst }, () => instances[instance % count]!.reserve(bucket, tokens, limit)));
             for (const decision of decisions) if (decision.admitted) admitted += decision.charged;
             const counted = await store.readDailyTokens({ bucket, day: today() });
             expect(admitted).toBeLessThanOrEqual(limit);
@@ -76,6 +79,8 @@ describe('daily leases', () => {
             expect(counted - admitted).toBeLessThanOrEqual(3 * 32 * 4_000 * 6);
             // A refusal is final but for those leases: a request refused would not fit beside them.
             if (decisions.some((decision) => !decision.admitted)) expect(counted + tokens).toBeGreaterThan(limit);
+            // Alone, an instance's own lease never refuses it.
+            if (count === 1 && decisions.some((decision) => !decision.admitted)) expect(admitted + tokens).toBeGreaterThan(limit);
           }
           await Promise.all(instances.map((quota) => quota.dispose()));
           expect(await store.readDailyTokens({ bucket, day: today() })).toBe(admitted);
@@ -114,7 +119,20 @@ describe('daily leases', () => {
     await quota.dispose();
   });
 
-  it('should keep using a lease while the store is down, and drop it unreturned when the store did not answer', async () => {
+  it('should count a lease taken under another limit as its own when the limit changes, and not admit from it', async () => {
+    const flaky = createFlakyStore(createMemoryStore());
+    const quota = createDailyQuota({ store: flaky.store, leases: true });
+    await quota.reserve(bucket, 100, 1_000_000);
+    // 100 used and a lease of 3,200 counted: the day's new limit of 1,000 still has 900 for its requests.
+    expect(await flaky.store.readDailyTokens({ bucket, day: today() })).toBe(3_300);
+    expect(await quota.reserve(bucket, 800, 1_000)).toMatchObject({ admitted: true, total: 900, charged: 800 });
+    expect(await flaky.store.readDailyTokens({ bucket, day: today() })).toBe(900);
+    expect(await quota.reserve(bucket, 200, 1_000)).toMatchObject({ admitted: false, total: 900 });
+    expect(flaky.calls.reserveDailyTokens).toBe(3);
+    await quota.dispose();
+  });
+
+  it('should keep using a lease while the store is down, and keep it when a reservation could not reach the store', async () => {
     const flaky = createFlakyStore(createMemoryStore());
     const quota = createDailyQuota({ store: flaky.store, leases: true });
     await quota.reserve(bucket, 100, 1_000_000);

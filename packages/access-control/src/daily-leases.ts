@@ -2,6 +2,8 @@
 interface DailyLease {
   bucket: string;
   day: string;
+  /** The limit it was taken under: a reservation under another one does not use it. */
+  limit: number;
   /** Tokens counted in the store that no request of this process holds yet. */
   remaining: number;
   /** The day's count as this process's requests hold it: the store's count without `remaining`. */
@@ -42,20 +44,28 @@ export class DailyLeases {
     this.#idleMs = options.idleMs ?? 1000;
   }
 
-  /** Takes `tokens` from the lease of `id` for `day`: the day's count after it, or undefined when the lease holds too few. */
-  take(id: string, day: string, tokens: number): number | undefined {
-    const lease = this.#leases.get(id);
-    if (lease === undefined || lease.day !== day || lease.remaining < tokens) return undefined;
+  /** Takes `tokens` from the bucket's lease: the day's count after it, or undefined when the lease holds too few (or is of another day or limit). */
+  take(bucket: string, day: string, limit: number, tokens: number): number | undefined {
+    const lease = this.#leases.get(bucket);
+    if (lease === undefined || lease.day !== day || lease.limit !== limit || lease.remaining < tokens) return undefined;
     lease.remaining -= tokens;
     lease.total += tokens;
     lease.usedAt = this.#options.now();
     return lease.total;
   }
 
-  /** What is left of the lease of `id` for `day` (0 when there is none). */
-  leftover(id: string, day: string): number {
-    const lease = this.#leases.get(id);
-    return lease !== undefined && lease.day === day ? lease.remaining : 0;
+  /**
+   * Removes the bucket's lease of `day` and answers it, for a store reservation to count what
+   * is left of it as its own (a lease of a past day goes back to the store). Removed at once,
+   * so that two reservations in the store together never both count it.
+   */
+  handOver(bucket: string, day: string): Readonly<DailyLease> | undefined {
+    const lease = this.#leases.get(bucket);
+    if (lease === undefined) return undefined;
+    this.#leases.delete(bucket);
+    if (lease.day === day) return lease;
+    void this.#giveBack(lease);
+    return undefined;
   }
 
   /**
@@ -69,33 +79,40 @@ export class DailyLeases {
     return extra >= tokens ? extra : 0;
   }
 
-  /**
-   * The store counted a reservation that took this lease's leftover and `extra` more: the lease
-   * now holds `extra`, and `total` is the store's count without it.
-   */
-  renew(id: string, bucket: string, day: string, extra: number, total: number): void {
-    const existing = this.#leases.get(id);
-    if (existing !== undefined && existing.day !== day) this.#giveBack(existing);
-    if (extra === 0) {
-      this.#leases.delete(id);
-      return;
-    }
-    this.#leases.set(id, { bucket, day, remaining: extra, total, usedAt: this.#options.now() });
-    this.#sweeper ??= setInterval(() => void this.giveBackIdle(), this.#idleMs).unref();
+  /** The store counted a reservation with `extra` tokens more: the bucket's lease now. `total` is the store's count without them. */
+  renew(bucket: string, day: string, limit: number, extra: number, total: number): void {
+    this.#replace({ bucket, day, limit, remaining: extra, total, usedAt: this.#options.now() });
   }
 
-  /** Drops the lease of `id` without giving anything back (the store's count of it is unknown or already undone). */
-  forget(id: string): void {
-    this.#leases.delete(id);
+  /** A reservation that was handed a lease did not take it (refused, or counted in this process): the lease is back as it was. */
+  restore(handed: Readonly<DailyLease> | undefined): void {
+    if (handed === undefined || handed.remaining === 0) return;
+    const lease = this.#leases.get(handed.bucket);
+    if (lease !== undefined && lease.day === handed.day && lease.limit === handed.limit) {
+      lease.remaining += handed.remaining;
+      return;
+    }
+    this.#replace({ ...handed });
+  }
+
+  #replace(lease: DailyLease): void {
+    const existing = this.#leases.get(lease.bucket);
+    if (existing !== undefined) void this.#giveBack(existing);
+    if (lease.remaining === 0) {
+      this.#leases.delete(lease.bucket);
+      return;
+    }
+    this.#leases.set(lease.bucket, lease);
+    this.#sweeper ??= setInterval(() => void this.giveBackIdle(), this.#idleMs).unref();
   }
 
   /** Gives back the leases unused for `idleMs` or of a past day (the sweeper's turn). */
   giveBackIdle(): Promise<unknown> {
     const now = this.#options.now();
     const returned: Promise<unknown>[] = [];
-    for (const [id, lease] of this.#leases) {
+    for (const [bucket, lease] of this.#leases) {
       if (now - lease.usedAt < this.#idleMs) continue;
-      this.#leases.delete(id);
+      this.#leases.delete(bucket);
       returned.push(this.#giveBack(lease));
     }
     return Promise.all(returned);

@@ -153,33 +153,46 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
   const queues = new Map<string, { waiting: Waiting[]; busy: boolean }>();
 
   /** A reservation answered from this process's lease of the day, or undefined when it holds too few. */
-  function fromLease(id: string, day: string, tokens: number): DailyDecision | undefined {
-    const total = leases?.take(id, day, tokens);
+  function fromLease(bucket: string, limit: number, tokens: number): DailyDecision | undefined {
+    const time = now();
+    const day = utcDay(time);
+    const total = leases?.take(bucket, day, limit, tokens);
     if (total === undefined) return undefined;
-    return { admitted: true, day, total, resetsAt: nextUtcMidnight(now()), charged: tokens };
+    return { admitted: true, day, total, resetsAt: nextUtcMidnight(time), charged: tokens };
   }
 
   /**
    * One store reservation for `tokens` (one request's or a group's), asking for a lease beyond
-   * them while the day is far from its limit and handing over what is left of the last one. The
-   * decision is the reservation's own: `total` without the new lease, `charged` = `tokens`.
+   * them while the day is far from its limit and counting what is left of the last one as part
+   * of them. The decision is the reservation's own: `total` without the new lease, `charged` =
+   * `tokens`.
    */
-  async function reserveLeasing(id: string, bucket: string, tokens: number, limit: number, lease: boolean): Promise<DailyDecision> {
+  async function reserveLeasing(bucket: string, tokens: number, limit: number, lease: boolean): Promise<DailyDecision> {
     if (leases === undefined || circuit.open) return reserveInStore(bucket, tokens, limit);
     const day = utcDay(now());
-    const leftover = leases.leftover(id, day);
+    const handed = leases.handOver(bucket, day);
+    const leftover = handed?.remaining ?? 0;
     const extra = lease ? leases.extraFor(tokens, limit, lastKnown.get(`${bucket}\u0000${day}`) ?? 0) : 0;
     if (leftover === 0 && extra === 0) return reserveInStore(bucket, tokens, limit);
+    // Less than nothing when the leftover is more than needed (a lease taken under another limit): the rest goes back.
     const asked = tokens + extra - leftover;
-    const decision = await reserveInStore(bucket, asked, limit);
-    // Refused with a lease asked for: what is left may still hold these tokens alone.
-    if (!decision.admitted) return extra > 0 ? reserveLeasing(id, bucket, tokens, limit, false) : { ...decision, total: decision.total - leftover };
-    if (decision.charged === 0) {
-      // Counted in this process instead: the store's count of the leftover is unknown (or taken back with the ask).
-      leases.forget(id);
-      return decision;
+    let decision: DailyDecision;
+    try {
+      decision = await reserveInStore(bucket, asked, limit);
+    } catch (error) {
+      leases.restore(handed);
+      throw error;
     }
-    leases.renew(id, bucket, day, extra, decision.total - extra);
+    // Admitted by the store, or needing nothing of it beyond the leftover it already counts.
+    const covered = decision.admitted && (decision.charged !== 0 || asked <= 0);
+    if (!covered) {
+      // Refused, or counted in this process while the store is out of reach: the leftover is still the lease's.
+      leases.restore(handed);
+      // Refused with a lease asked for: what is left may still hold these tokens alone.
+      if (!decision.admitted && extra > 0) return reserveLeasing(bucket, tokens, limit, false);
+      return decision.admitted ? decision : { ...decision, total: decision.total - leftover };
+    }
+    leases.renew(bucket, day, limit, extra, decision.total - extra);
     return { ...decision, total: decision.total - extra, charged: tokens };
   }
 
@@ -190,26 +203,25 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
    * is that of reserving one after the other. One group per bucket is in the store at a time.
    * Those a lease renewed meanwhile covers take from it first.
    */
-  async function reserveGroup(id: string, bucket: string, limit: number, queued: Waiting[]): Promise<void> {
-    const day = utcDay(now());
+  async function reserveGroup(bucket: string, limit: number, queued: Waiting[]): Promise<void> {
     const waiting = queued.filter((entry) => {
-      const leased = fromLease(id, day, entry.tokens);
+      const leased = fromLease(bucket, limit, entry.tokens);
       if (leased !== undefined) entry.resolve(leased);
       return leased === undefined;
     });
     if (waiting.length === 0) return;
     const settle = (entry: Waiting, work: Promise<DailyDecision>) => work.then(entry.resolve, entry.reject);
-    if (waiting.length === 1) return settle(waiting[0]!, reserveOne(id, bucket, waiting[0]!.tokens, limit));
+    if (waiting.length === 1) return settle(waiting[0]!, reserveOne(bucket, waiting[0]!.tokens, limit));
     const sum = waiting.reduce((total, entry) => total + entry.tokens, 0);
     let group: DailyDecision;
     try {
-      group = await reserveLeasing(id, bucket, sum, limit, true);
+      group = await reserveLeasing(bucket, sum, limit, true);
     } catch (error) {
       for (const entry of waiting) entry.reject(error);
       return;
     }
     if (!group.admitted) {
-      for (const entry of waiting) await settle(entry, reserveOne(id, bucket, entry.tokens, limit));
+      for (const entry of waiting) await settle(entry, reserveOne(bucket, entry.tokens, limit));
       return;
     }
     let total = group.total - sum;
@@ -220,10 +232,8 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
   }
 
   /** One reservation: from the lease when it covers it, else from the store with a lease when one fits, else exactly. */
-  async function reserveOne(id: string, bucket: string, tokens: number, limit: number): Promise<DailyDecision> {
-    const leased = fromLease(id, utcDay(now()), tokens);
-    if (leased !== undefined) return leased;
-    return reserveLeasing(id, bucket, tokens, limit, true);
+  async function reserveOne(bucket: string, tokens: number, limit: number): Promise<DailyDecision> {
+    return fromLease(bucket, limit, tokens) ?? reserveLeasing(bucket, tokens, limit, true);
   }
 
   function drain(id: string, bucket: string, limit: number): void {
@@ -235,7 +245,7 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
     const waiting = queue.waiting;
     queue.waiting = [];
     queue.busy = true;
-    void reserveGroup(id, bucket, limit, waiting).finally(() => {
+    void reserveGroup(bucket, limit, waiting).finally(() => {
       queue.busy = false;
       drain(id, bucket, limit);
     });
@@ -244,7 +254,7 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
   return {
     reserve(bucket, tokens, limit) {
       const id = `${bucket}\u0000${limit}`;
-      const leased = leases === undefined ? undefined : fromLease(id, utcDay(now()), tokens);
+      const leased = leases === undefined ? undefined : fromLease(bucket, limit, tokens);
       if (leased !== undefined) return Promise.resolve(leased);
       return new Promise<DailyDecision>((resolve, reject) => {
         let queue = queues.get(id);
