@@ -3,6 +3,9 @@
 // is the measurement). Both are bench children (`src/servers/ready-server.mjs`), pinned as the
 // bench pins servers, each with its own SQLite store (or PostgreSQL, throw-away clusters).
 // node apps/bench/profile/ready-cpu-ab.mjs <other checkout> [fixed|reference] [sqlite|postgres] [rounds=8] [seconds=3]
+// READY_AB_CONNECTIONS sets autocannon's connections (50 by default); READY_AB_OTHER_ARGS adds
+// arguments to the other side's ready-server.mjs (e.g. `durable leases`: the same checkout, `.`,
+// with the day's leases on).
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild } from '../src/lib/child.mjs';
@@ -22,14 +25,15 @@ const clusters = [];
 for (const [name, path] of Object.entries(sides)) {
   const postgres = store === 'postgres' ? await startPostgres({ cpu: pinning?.server }) : undefined;
   if (postgres) clusters.push(postgres);
-  const server = await startChild(path, { role: 'server', args: ['ready', engine, store], stdout: 'ignore', env: postgres ? { DATABASE_URL: postgres.url } : {} });
+  const extra = name === 'other' ? (process.env.READY_AB_OTHER_ARGS?.split(' ').filter(Boolean) ?? []) : [];
+  const server = await startChild(path, { role: 'server', args: ['ready', engine, store, ...extra], stdout: 'ignore', env: postgres ? { DATABASE_URL: postgres.url } : {} });
   servers[name] = { server, url: `http://127.0.0.1:${server.ready.port}/v1/chat/completions`, key: server.ready.key, postgres };
 }
 const measure = async (name, duration) => {
   const { server, url, key, postgres } = servers[name];
   const storeBefore = postgres?.cpuSeconds();
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const { result, cpuSeconds } = await withServerCpu(server, () => load.call('autocannon', { url, body: jsonRequestBody, headers, connections: 50, seconds: duration }));
+  const { result, cpuSeconds } = await withServerCpu(server, () => load.call('autocannon', { url, body: jsonRequestBody, headers, connections: Number(process.env.READY_AB_CONNECTIONS ?? 50), seconds: duration }));
   const storeSeconds = postgres ? postgres.cpuSeconds() - storeBefore : 0;
   return { reqPerSec: result.requests / result.seconds, cpuUs: (cpuSeconds * 1e6) / result.requests, storeUs: (storeSeconds * 1e6) / result.requests, non2xx: result.non2xx };
 };

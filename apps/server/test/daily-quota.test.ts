@@ -70,4 +70,39 @@ describe('the daily token quota lives in the store (real server processes, SQLit
     expect(results.filter((result) => result.status === 429).every((result) => result.code === 'insufficient_quota')).toBe(true);
     expect(await dayCount()).toBe(perRequest * 8);
   });
+
+  it('should, with daily leases, ask for shares far from the limit, be exact at it, and give every share back', async () => {
+    const { dataDir, key, setDailyLimit, dayCount } = await setUp();
+    const config = { dataDir, limits: { dailyLeases: true } };
+    const servers = await Promise.all([startServerProcess(config), startServerProcess(config)]);
+    for (const server of servers) onTestFinished(() => server.dispose());
+    const first = await Promise.all(Array.from({ length: 20 }, (_, index) => chat(servers[index % 2]!, key)));
+    expect(first.every((result) => result.status === 200)).toBe(true);
+    const used = first.reduce((total, result) => total + result.tokens, 0);
+    const perRequest = first[0]!.tokens;
+    // Far from the free plan's 1,000,000 tokens a day: the instances hold shares beyond what their requests used
+    // (up to 32 times the reservations that took them).
+    const held = (await dayCount()) - used;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(32 * used);
+
+    // Near the limit there are no shares: 24 requests at once across both instances, and seven more fit.
+    await setDailyLimit(used + perRequest * 7 + Math.floor(perRequest / 2));
+    // The shares taken under the old limit go back once unused for a second (or with their instance's next reservation).
+    await sleep(2500);
+    expect(await dayCount()).toBe(used);
+    const results = await Promise.all(Array.from({ length: 24 }, (_, index) => chat(servers[index % 2]!, key)));
+    expect(results.filter((result) => result.status === 200)).toHaveLength(7);
+    expect(results.filter((result) => result.status === 429).every((result) => result.code === 'insufficient_quota')).toBe(true);
+    expect(await dayCount()).toBe(used + perRequest * 7);
+
+    // A stopped instance gives its share back: a higher limit, a share taken, a graceful stop.
+    await setDailyLimit(1_000_000);
+    await sleep(300);
+    expect((await chat(servers[0]!, key)).status).toBe(200);
+    expect(await dayCount()).toBeGreaterThan(used + perRequest * 8);
+    servers[0]!.child.kill('SIGTERM');
+    await servers[0]!.exited;
+    expect(await dayCount()).toBe(used + perRequest * 8);
+  });
 });

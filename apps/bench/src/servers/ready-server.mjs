@@ -1,7 +1,8 @@
 // The ready server (apps/server's createQuantumServer: auth, limits, daily quota, usage ledger,
 // logs) as a bench child, and the bare Fastify route it is compared with.
-// argv: <ready|bare> <fixed|reference> [sqlite|postgres] [durable|buffered]. PostgreSQL's URL comes in DATABASE_URL.
-// The last one is how usage rows are written (store.usageWrites; durable by default).
+// argv: <ready|bare> <fixed|reference> [sqlite|postgres] [durable|buffered] [leases]. PostgreSQL's URL comes in DATABASE_URL.
+// The fourth is how usage rows are written (store.usageWrites; durable by default); `leases` turns
+// on the per-instance leases of the day's tokens (limits.dailyLeases).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import Fastify from 'fastify';
 import { serveParent } from '../lib/child.mjs';
 import { createFixedEngine, jsonRequestBody, requestHeaders } from '../lib/fixtures.mjs';
 
-const [side, engineName, storeName = 'sqlite', usageWrites = 'durable'] = process.argv.slice(2);
+const [side, engineName, storeName = 'sqlite', usageWrites = 'durable', leases] = process.argv.slice(2);
 const engine = engineName === 'reference' ? createReferenceEngine() : createFixedEngine();
 let app;
 let cleanup = async () => undefined;
@@ -26,7 +27,7 @@ const adminToken = randomBytes(24).toString('hex');
 
 if (side === 'ready') {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-chat-bench-ready-'));
-  const config = resolveConfig({ dataDir: join(directory, 'data'), store: { usageWrites }, adminTokens: [{ id: 'bench', token: adminToken }], ...(storeName === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : {}) }, {});
+  const config = resolveConfig({ dataDir: join(directory, 'data'), store: { usageWrites }, limits: { dailyLeases: leases === 'leases' }, adminTokens: [{ id: 'bench', token: adminToken }], ...(storeName === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : {}) }, {});
   // The organisation's limits are far off, but every one is counted: the daily one in the store.
   // Logs at info through the server's own destination, to stdout, as in production: the bench
   // starts this process with stdout on /dev/null.
