@@ -3,7 +3,8 @@
 // CPU per request (by /proc and by profile), by function and by package, warm-up left out.
 // node apps/bench/profile/profile-ready.mjs [fixed|reference] [sqlite|postgres] [warmupSeconds=5] [seconds=10] [ready|bare] [durable|buffered]
 // (`bare`: the bare Fastify route the ready server is compared with, for its profile side by side;
-// `buffered`: usage rows written every 500 ms, the group-commit suite's baseline).
+// `buffered`: usage rows written every 500 ms, the group-commit suite's baseline). PROFILE_LEASES=1 turns on
+// the per-instance leases of the day's tokens (limits.dailyLeases).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +24,7 @@ const profileDir = mkdtempSync(join(tmpdir(), 'quantum-ready-prof-'));
 const postgres = store === 'postgres' && side === 'ready' ? await startPostgres({ cpu: pinning?.server }) : undefined;
 const server = await startChild(fileURLToPath(new URL('../src/servers/ready-server.mjs', import.meta.url)), {
   role: 'server',
-  args: [side, engine, store, usageWrites],
+  args: [side, engine, store, usageWrites, ...(process.env.PROFILE_LEASES ? ['leases'] : [])],
   nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
   stdout: 'ignore',
   env: postgres ? { DATABASE_URL: postgres.url } : {},

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFlakyStore } from '../test/flaky-store.js';
-import { createDailyQuota, utcDay, type DailyDecision } from './daily-quota.js';
+import { createDailyQuota, type DailyDecision } from './daily-quota.js';
+import { utcDay } from './utc-day.js';
 import { createMemoryStore } from './memory-store/index.js';
 
 const bucket = 'acme:live';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFlakyStore } from '../test/flaky-store.js';
-import { createDailyQuota, utcDay } from './daily-quota.js';
+import { createDailyQuota } from './daily-quota.js';
+import { utcDay } from './utc-day.js';
 import { createMemoryStore } from './memory-store/index.js';
 
 describe('createDailyQuota', () => {

@@ -2,6 +2,7 @@ import { QuantumChatError } from '@quantum-chat/core';
 import type { ServiceStore } from './service-store/index.js';
 import { DailyLeases } from './daily-leases.js';
 import { createRedisCircuit } from './redis-circuit.js';
+import { nextUtcMidnight, utcDay } from './utc-day.js';
 import { deadlineExceeded, withDeadline } from './with-deadline.js';
 
 export interface DailyQuotaOptions {
@@ -47,15 +48,6 @@ export interface DailyQuota {
   dispose(): Promise<void>;
 }
 
-/** The UTC day of a time, `YYYY-MM-DD`. */
-export function utcDay(time: number): string {
-  return new Date(time).toISOString().slice(0, 10);
-}
-
-function nextUtcMidnight(time: number): number {
-  const date = new Date(time);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1);
-}
 
 /**
  * The daily token quota, counted per UTC day in the store (decisions §6), so that it survives

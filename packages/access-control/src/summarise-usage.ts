@@ -1,4 +1,4 @@
-import { utcDay } from './daily-quota.js';
+import { utcDay } from './utc-day.js';
 import { displayKeyRecord } from './issue-api-key.js';
 import type { ApiKeyRecord, DailyUsageFilter, DailyUsageRow, UsageRecord, UsageSummaryRow } from './service-store/index.js';
 

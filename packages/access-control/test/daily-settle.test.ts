@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createAccessControl } from '../src/create-access-control.js';
 import { createLimiter, type Limiter } from '../src/create-limiter.js';
-import { utcDay } from '../src/daily-quota.js';
+import { utcDay } from '../src/utc-day.js';
 import { issueApiKey } from '../src/issue-api-key.js';
 import type { ServiceStore } from '../src/service-store/index.js';
 import { createMemoryStore } from '../src/memory-store/index.js';

@@ -4,7 +4,7 @@ import { createAccessControl } from '../src/create-access-control.js';
 import { createLimiter } from '../src/create-limiter.js';
 import { issueApiKey } from '../src/issue-api-key.js';
 import { createMemoryStore } from '../src/memory-store/index.js';
-import { utcDay } from '../src/daily-quota.js';
+import { utcDay } from '../src/utc-day.js';
 import { createCountingEngine } from './counting-engine.js';
 import { hostNames, startHost } from './hosts.js';
 import { chatBody, eventually, postChat } from './http-client.js';

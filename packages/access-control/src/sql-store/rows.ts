@@ -1,6 +1,6 @@
 // Rows of the SQL stores (SQLite and PostgreSQL share column names) to records and back.
 import type { Plan } from '@quantum-chat/core';
-import { utcDay } from '../daily-quota.js';
+import { utcDay } from '../utc-day.js';
 import type { ApiKeyRecord, AuditEntry, DailyUsageRow, Organisation, UsageRecord, UsageSummaryRow } from '../service-store/index.js';
 import type { LimitOverrides } from '../plan-limits.js';
 
