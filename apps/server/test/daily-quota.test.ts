@@ -105,4 +105,45 @@ describe('the daily token quota lives in the store (real server processes, SQLit
     await servers[0]!.exited;
     expect(await dayCount()).toBe(used + perRequest * 8);
   });
+
+  it('should, with daily leases, admit nothing past the limit when an instance holding a share is killed under load', async () => {
+    const { dataDir, key, setDailyLimit, dayCount } = await setUp();
+    const config = { dataDir, limits: { dailyLeases: true } };
+    const servers = await Promise.all([startServerProcess(config), startServerProcess(config)]);
+    for (const server of servers) onTestFinished(() => server.dispose());
+    const { tokens: perRequest } = await chat(servers[0]!, key);
+    const limit = perRequest * 80 + Math.floor(perRequest / 2);
+    await setDailyLimit(limit);
+    await sleep(2500);
+    // Eight clients back to back, alternating instances; the second is killed once 24 answers came.
+    let answered = perRequest;
+    let answers = 0;
+    const statuses = new Set<string>();
+    let killed = false;
+    const client = async (index: number) => {
+      for (let turn = 0; turn < 60; turn++) {
+        const server = servers[(index + turn) % 2]!;
+        if (server === servers[1] && killed) continue;
+        const result = await chat(server, key).catch(() => undefined);
+        if (result === undefined) continue;
+        statuses.add(`${result.status} ${result.code ?? ''}`.trim());
+        if (result.status === 200) {
+          answered += result.tokens;
+          if (++answers === 24) {
+            killed = true;
+            servers[1]!.child.kill('SIGKILL');
+          }
+        }
+        if (result.status === 429 && killed) return;
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, index) => client(index)));
+    expect(killed).toBe(true);
+    expect([...statuses].sort()).toEqual(['200', '429 insufficient_quota']);
+    // Every token answered was counted in the store before it was admitted: never past the limit.
+    expect(answered).toBeLessThanOrEqual(limit);
+    expect(await dayCount()).toBeLessThanOrEqual(limit);
+    // What the store counts beyond the answers is the killed instance's share and its requests in flight.
+    expect(await dayCount()).toBeGreaterThanOrEqual(answered);
+  });
 });
