@@ -14,7 +14,7 @@ describe('createDailyQuota', () => {
     time += 60_000;
     expect(await quota.reserve('acme:live', 600, 1000)).toMatchObject({ admitted: true, day: '2030-01-03', total: 600 });
     expect(await store.readDailyTokens({ bucket: 'acme:live', day: '2030-01-02' })).toBe(600);
-    quota.dispose();
+    await quota.dispose();
   });
 
   it('should send reservations made in one turn as one, and admit exactly what fits when they do not all fit', async () => {
@@ -27,7 +27,7 @@ describe('createDailyQuota', () => {
     const edge = await Promise.all(Array.from({ length: 10 }, () => quota.reserve('acme:live', 1000, 8_000)));
     expect(edge.filter((decision) => decision.admitted)).toHaveLength(7);
     expect(await flaky.store.readDailyTokens({ bucket: 'acme:live', day: utcDay(Date.now()) })).toBe(8_000);
-    quota.dispose();
+    await quota.dispose();
   });
 
   it('should count on its own from the last total seen while the store is down, and 503 when failing closed', async () => {
@@ -39,11 +39,11 @@ describe('createDailyQuota', () => {
     expect(await quota.reserve('acme:live', 200, 1000)).toMatchObject({ admitted: true, total: 900, charged: 0 });
     expect(await quota.reserve('acme:live', 200, 1000)).toMatchObject({ admitted: false, total: 900 });
     expect(states).toEqual([false]);
-    quota.dispose();
+    await quota.dispose();
 
     const strict = createDailyQuota({ store: flaky.store, failClosed: true });
     await expect(strict.reserve('acme:live', 1, 1000)).rejects.toMatchObject({ code: 'store_unavailable', status: 503, headers: { 'retry-after': '1' } });
-    strict.dispose();
+    await strict.dispose();
   });
 
   it('should take back a reservation the store made after the request stopped waiting', async () => {
@@ -61,6 +61,6 @@ describe('createDailyQuota', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     while ((await inner.readDailyTokens({ bucket: 'acme:live', day })) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await inner.readDailyTokens({ bucket: 'acme:live', day })).toBe(0);
-    quota.dispose();
+    await quota.dispose();
   });
 });
