@@ -103,11 +103,11 @@ export class DailyLeases {
       return;
     }
     this.#leases.set(lease.bucket, lease);
-    this.#sweeper ??= setInterval(() => void this.giveBackIdle(), this.#idleMs).unref();
+    this.#sweeper ??= setInterval(() => void this.#giveBackIdle(), this.#idleMs).unref();
   }
 
   /** Gives back the leases unused for `idleMs` or of a past day (the sweeper's turn). */
-  giveBackIdle(): Promise<unknown> {
+  #giveBackIdle(): Promise<unknown> {
     const now = this.#options.now();
     const returned: Promise<unknown>[] = [];
     for (const [bucket, lease] of this.#leases) {

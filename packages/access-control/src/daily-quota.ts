@@ -48,7 +48,6 @@ export interface DailyQuota {
   dispose(): Promise<void>;
 }
 
-
 /**
  * The daily token quota, counted per UTC day in the store (decisions §6), so that it survives
  * restarts and is one count across instances: each reservation is an atomic conditional add.
@@ -159,12 +158,12 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
    * of them. The decision is the reservation's own: `total` without the new lease, `charged` =
    * `tokens`.
    */
-  async function reserveLeasing(bucket: string, tokens: number, limit: number, lease: boolean): Promise<DailyDecision> {
+  async function reserveLeasing(bucket: string, tokens: number, limit: number, withLease: boolean): Promise<DailyDecision> {
     if (leases === undefined || circuit.open) return reserveInStore(bucket, tokens, limit);
     const day = utcDay(now());
     const handed = leases.handOver(bucket, day);
     const leftover = handed?.remaining ?? 0;
-    const extra = lease ? leases.extraFor(tokens, limit, lastKnown.get(`${bucket}\u0000${day}`) ?? 0) : 0;
+    const extra = withLease ? leases.extraFor(tokens, limit, lastKnown.get(`${bucket}\u0000${day}`) ?? 0) : 0;
     if (leftover === 0 && extra === 0) return reserveInStore(bucket, tokens, limit);
     // Less than nothing when the leftover is more than needed (a lease taken under another limit): the rest goes back.
     const asked = tokens + extra - leftover;
