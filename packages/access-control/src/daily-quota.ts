@@ -244,10 +244,10 @@ export function createDailyQuota(options: DailyQuotaOptions): DailyQuota {
 
   return {
     reserve(bucket, tokens, limit) {
-      const id = `${bucket}\u0000${limit}`;
       const leased = leases === undefined ? undefined : fromLease(bucket, limit, tokens);
       if (leased !== undefined) return Promise.resolve(leased);
       return new Promise<DailyDecision>((resolve, reject) => {
+        const id = `${bucket}\u0000${limit}`;
         let queue = queues.get(id);
         if (queue === undefined) {
           queue = { waiting: [], busy: true };
