@@ -88,13 +88,18 @@ export function serveParent(handlers, info = {}) {
 
 const ticksPerSecond = 100;
 
-/** User + system CPU seconds of any process, from /proc/<pid>/stat (10 ms resolution). */
-export function procCpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User + system CPU seconds from a /proc stat file's text. */
+function statCpuSeconds(stat) {
   // Fields after the command name (which may hold spaces) start after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
+
+/** User + system CPU seconds of any process, all its threads, from /proc/<pid>/stat (10 ms resolution). */
+export const procCpuSeconds = (pid) => statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+
+/** The same of its main thread alone (the one whose id is the process's): a Node process's event loop. */
+export const procMainThreadCpuSeconds = (pid) => statCpuSeconds(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
 
 /** Resident set size of any process in bytes, from /proc/<pid>/status. */
 export function procRssBytes(pid) {

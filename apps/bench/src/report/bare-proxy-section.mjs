@@ -9,6 +9,8 @@ function throughputRows({ median, ratio }) {
     row('req/s', 'reqPerSec', integer, 'reqPerSec'),
     row('requests per second of server CPU time', 'reqPerCpuSec', integer, 'reqPerCpuSec'),
     row('server CPU per request', 'serverCpuUsPerReq', microseconds),
+    row('… of it the main thread (the event loop)', 'mainThreadCpuUsPerReq', microseconds),
+    row("… of it the other threads (V8's helpers, libuv's pool; the ready server's SQLite worker)", 'otherThreadsCpuUsPerReq', microseconds),
     row('server busy (share of one core)', 'serverBusy', percent),
     row('load generator busy (share of one core)', 'loadBusy', percent),
   ];
@@ -33,6 +35,7 @@ export function bareProxySection({ connections, rounds, seconds, throughput, lat
       'and the ready server (`cli.js serve`, core 0, SQLite store with its durable usage ledger, access log at `info` to a file, a live key of an organisation without limits) relaying to the stand-in. ' +
       `Closed loop with autocannon at ${connections} connections, ${rounds} rounds of ${seconds} s, the sides in alternating order. ` +
       'The stand-in\'s "server CPU" is its own process, on the load core. ' +
+      'A side\'s main thread is read from `/proc/<pid>/task/<pid>/stat`, its other threads are the rest of its process. ' +
       `Targets: ready / bare ≥ ${fixed(targets.jsonRatio)} on JSON and ≥ ${fixed(targets.streamRatio)} on streams (req/s and req per CPU-second); added p50 at one connection ≤ ${fixed(targets.addedLatencyRatio, 1)}× the bare proxy's.`,
     '### JSON (a 700-byte chat completion)',
     table(header, throughputRows(throughput.json)),

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { procCpuSeconds, startChild } from '../lib/child.mjs';
+import { procCpuSeconds, procMainThreadCpuSeconds, startChild } from '../lib/child.mjs';
 import { requestObject } from '../lib/fixtures.mjs';
 import { median, range } from '../lib/stats.mjs';
 import { startReadyServer } from './relay-suite.mjs';
@@ -43,13 +43,19 @@ export async function runBareProxySuite({ load, protocol, quick, log }) {
   const headersOf = (side) => ({ 'content-type': 'application/json', authorization: servers[side].authorization });
 
   async function closedLoop(side, body, seconds) {
-    const cpuBefore = procCpuSeconds(servers[side].pid);
+    const { pid } = servers[side];
+    const cpuBefore = procCpuSeconds(pid);
+    const mainBefore = procMainThreadCpuSeconds(pid);
     const result = await load.call('autocannon', { url: `http://127.0.0.1:${servers[side].port}/v1/chat/completions`, body, headers: headersOf(side), connections, seconds });
-    const serverCpu = procCpuSeconds(servers[side].pid) - cpuBefore;
+    const serverCpu = procCpuSeconds(pid) - cpuBefore;
+    const mainCpu = procMainThreadCpuSeconds(pid) - mainBefore;
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`${side}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     return {
       reqPerSec: result.requests / result.seconds,
       serverCpuUsPerReq: (serverCpu / result.requests) * 1e6,
+      // Where it went: the event loop, and every other thread (the ready server's SQLite worker, V8's GC helpers, libuv's pool).
+      mainThreadCpuUsPerReq: (mainCpu / result.requests) * 1e6,
+      otherThreadsCpuUsPerReq: ((serverCpu - mainCpu) / result.requests) * 1e6,
       reqPerCpuSec: result.requests / serverCpu,
       serverBusy: serverCpu / result.seconds,
       loadBusy: result.loadCpuSeconds / result.seconds,
