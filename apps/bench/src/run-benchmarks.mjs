@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine, loadAverage } from './lib/machine.mjs';
+import { holdCpusAwake } from './lib/cpus-awake.mjs';
 import { only, pinning, protocol, quick } from './lib/options.mjs';
 import { jsonRequestBody } from './lib/fixtures.mjs';
 import { startLoad } from './lib/servers.mjs';
@@ -42,7 +43,8 @@ if (process.argv.includes('--render')) {
 }
 
 const started = Date.now();
-const machine = describeMachine();
+const cpusAwake = holdCpusAwake();
+const machine = { ...describeMachine(), cpusAwake: cpusAwake.held ? 'held polling (PM QoS CPU latency 0 µs)' : `not held (${cpusAwake.reason})` };
 const loads = [loadAverage()];
 const suiteLoads = {};
 const results = {};
@@ -81,6 +83,7 @@ try {
   await load.stop();
 }
 loads.push(loadAverage());
+cpusAwake.release();
 
 const scripts = 'apps/bench/src';
 const commands = [

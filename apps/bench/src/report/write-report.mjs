@@ -43,6 +43,7 @@ function machineTable({ machine, loads, options }) {
       ['kernel', machine.platform],
       ['`ulimit -n`', machine.fileDescriptorLimit],
       ['pinning', pinning],
+      ['idle CPUs', machine.cpusAwake ?? 'not recorded'],
       ['load average (1/5/15 min) at start', loads[0].join(' / ')],
       ['load average at the end', loads.at(-1).join(' / ')],
       ['load average per suite (1 min, at its start)', Object.entries(options.suiteLoads).map(([suite, load]) => `${suite} ${load[0]}`).join(', ')],
