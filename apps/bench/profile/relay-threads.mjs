@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startChild } from '../src/lib/child.mjs';
+import { procThreadCpuSeconds, startChild } from '../src/lib/child.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
 import { startLoad } from '../src/lib/servers.mjs';
 import { startReadyServer } from '../src/suites/relay-suite.mjs';
@@ -31,10 +31,8 @@ function threads() {
   const byThread = new Map();
   for (const id of readdirSync(`/proc/${server.pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${server.pid}/task/${id}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const switches = Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/task/${id}/status`, 'utf8'))[1]);
-      byThread.set(id, { cpu: (Number(fields[11]) + Number(fields[12])) / 100, switches });
+      byThread.set(id, { cpu: procThreadCpuSeconds(server.pid, id), switches });
     } catch {
       // A thread that ended between the listing and the read.
     }

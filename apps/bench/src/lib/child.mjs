@@ -98,8 +98,11 @@ function statCpuSeconds(stat) {
 /** User + system CPU seconds of any process, all its threads, from /proc/<pid>/stat (10 ms resolution). */
 export const procCpuSeconds = (pid) => statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 
-/** The same of its main thread alone (the one whose id is the process's): a Node process's event loop. */
-export const procMainThreadCpuSeconds = (pid) => statCpuSeconds(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+/** The same of one of its threads, from /proc/<pid>/task/<tid>/stat. */
+export const procThreadCpuSeconds = (pid, tid) => statCpuSeconds(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+
+/** The same of its main thread (the one whose id is the process's): a Node process's event loop. */
+export const procMainThreadCpuSeconds = (pid) => procThreadCpuSeconds(pid, pid);
 
 /** Resident set size of any process in bytes, from /proc/<pid>/status. */
 export function procRssBytes(pid) {
