@@ -106,7 +106,7 @@ export class DailyLeases {
     this.#sweeper ??= setInterval(() => void this.#giveBackIdle(), this.#idleMs).unref();
   }
 
-  /** Gives back the leases unused for `idleMs` or of a past day (the sweeper's turn). */
+  /** Gives back the leases unused for `idleMs` (the sweeper's turn); one of a past day is never taken again, so it goes too. */
   #giveBackIdle(): Promise<unknown> {
     const now = this.#options.now();
     const returned: Promise<unknown>[] = [];
