@@ -1,6 +1,7 @@
 // Every speed and memory target of a run with its measured figure and verdict (`met`: true,
 // false, or undefined when the run cannot tell). One function per suite, in report order.
-import { fixed, integer, kib, percent, pieceName, readyCpuRatio } from './format.mjs';
+import { median } from '../lib/stats.mjs';
+import { fixed, integer, kib, mebibytes, percent, pieceName, readyCpuRatio } from './format.mjs';
 
 const target = (name, figure, met) => ({ name, figure, met });
 
@@ -114,6 +115,40 @@ function bareProxyTargets(bareProxy) {
   ];
 }
 
+/** How far the heap may stay above where it started once every stream ended, and still be "flat". */
+const flatHeapTolerance = 1.1;
+
+function relayedStreamsTargets(relayed) {
+  if (!relayed) return [];
+  const ready = relayed.samples.ready ?? [];
+  const bare = relayed.samples.bare ?? [];
+  if (ready.length === 0) return [];
+  const perStream = median(ready.map((sample) => sample.rssPerStream));
+  const heldAll = ready.every((sample) => sample.count === relayed.count);
+  const flat = ready.every((sample) => sample.heapMiB.afterIdle <= sample.heapMiB.before * flatHeapTolerance);
+  // Holding every stream proves the target only at its scale (10,000); below it, the run cannot tell.
+  const held = !heldAll || !flat ? false : relayed.count >= 10_000 ? true : undefined;
+  const heaps = ready.map((sample) => `${fixed(sample.heapMiB.before, 1)} → ${fixed(sample.heapMiB.afterIdle, 1)} MiB`).join(', ');
+  return [
+    target(`Relayed streams: ≤ ${kib(relayed.target)} RSS per idle stream through the ready server`, `${kib(perStream)} (bare proxy ${kib(median(bare.map((sample) => sample.rssPerStream)))})`, perStream <= relayed.target),
+    target(`Relayed streams: 10,000 held, the heap back within ${percent(flatHeapTolerance - 1)} of its start once they end`, `${integer(relayed.count)} held; heap ${heaps}`, held),
+  ];
+}
+
+function startMemoryTargets(startMemory) {
+  if (!startMemory) return [];
+  const rss = median(startMemory.samples.ready.map((sample) => sample.rss));
+  return [target(`Memory at start: the ready server ≤ ${startMemory.targetMiB} MiB of RSS`, `${mebibytes(rss)} MiB (bare proxy ${mebibytes(median(startMemory.samples.bare.map((sample) => sample.rss)))})`, rss / 2 ** 20 <= startMemory.targetMiB)];
+}
+
+function resumableTargets(resumable) {
+  if (!resumable) return [];
+  return [
+    target(`Resumable streams: ≤ ${fixed(resumable.cpuTarget)}× the server CPU of a plain stream`, `${fixed(resumable.cpuRatio)}× (${fixed(resumable.resumableCpuUsPerStream, 0)} vs ${fixed(resumable.plainCpuUsPerStream, 0)} µs)`, resumable.cpuRatio <= resumable.cpuTarget),
+    target(`Resumable streams: a resume's first frame p50 ≤ ${resumable.resumeTargetMs} ms`, `${fixed(resumable.resumeFirstFrameP50Ms)} ms`, resumable.resumeFirstFrameP50Ms <= resumable.resumeTargetMs),
+  ];
+}
+
 /** Every speed and memory target with its measured figure and verdict. */
 export function evaluateTargets(results) {
   return [
@@ -126,5 +161,8 @@ export function evaluateTargets(results) {
     ...cpuTargets(results),
     ...relayTargets(results.relay),
     ...bareProxyTargets(results.bareProxy),
+    ...relayedStreamsTargets(results.relayedStreams),
+    ...startMemoryTargets(results.startMemory),
+    ...resumableTargets(results.resumable),
   ];
 }

@@ -6,7 +6,7 @@ export const percent = (value) => (Number.isFinite(value) ? `${(value * 100).toF
 export const kib = (bytes) => (Number.isFinite(bytes) ? `${(bytes / 1024).toFixed(1)} KiB` : 'n/a');
 export const microseconds = (value) => (Number.isFinite(value) ? `${value.toFixed(1)} µs` : 'n/a');
 export const spread = (range) => (range ? `${fixed(range[0], 3)}–${fixed(range[1], 3)}` : '');
-export const verdict = (met) => (met === undefined ? 'not run' : met ? '**met**' : '**missed**');
+export const verdict = (met) => (met === undefined ? 'not shown by this run' : met ? '**met**' : '**missed**');
 export const pieceName = (size) => (size === 'random' ? 'random (1 B–8 KiB)' : size >= 1024 ? `${size / 1024} KiB` : `${size} B`);
 export const mebibytes = (bytes) => (bytes / 2 ** 20).toFixed(1);
 

@@ -6,6 +6,7 @@ import { bareProxySection } from './bare-proxy-section.mjs';
 import { clientSection, decodingSection, encodingSection, linearitySection } from './cpu-sections.mjs';
 import { evaluateTargets } from './evaluate-targets.mjs';
 import { table, verdict } from './format.mjs';
+import { concurrencySection, relayedStreamsSection, resumableSection, startMemorySection } from './scale-sections.mjs';
 import { groupCommitSection, idleSection, jsonSection, readySection, relaySection, responsesSection, streamingSection } from './server-sections.mjs';
 
 /** The benchmark itself keeps about two processes busy; more than one more means other work. */
@@ -89,6 +90,10 @@ function suiteSections({ results, options }) {
     ...when(results.encoding, encodingSection),
     ...when(results.relay, relaySection),
     ...when(results.bareProxy, bareProxySection),
+    ...when(results.concurrency, concurrencySection),
+    ...when(results.relayedStreams, relayedStreamsSection),
+    ...when(results.startMemory, startMemorySection),
+    ...when(results.resumable, resumableSection),
   ];
 }
 
