@@ -15,10 +15,11 @@ const anyScalar = fc.oneof(
   fc.constant({}),
   fc.constantFrom(20, 21, -2, -2.5, 'low', 'medium', 'high', 'minimal'),
   fc.constantFrom({ type: 'text' }, { type: 'json_object' }, { type: 'json_schema' }, { type: 'text', extra: 1 }, { type: 'xml' }, { 0: 'text' }),
+  fc.record({ include_usage: fc.constantFrom(true, false, null, 1, 'yes'), resumable: fc.constantFrom(true, false, null, 0), other: fc.constantFrom(true, 'x') }, { requiredKeys: [] }),
 );
 const fieldNames = [
   'model', 'stream', 'temperature', 'max_tokens', 'max_completion_tokens', 'top_p', 'stop', 'seed', 'user', 'n', 'parallel_tool_calls', 'metadata', 'tools',
-  'logprobs', 'top_logprobs', 'presence_penalty', 'frequency_penalty', 'reasoning_effort', 'response_format', 'logit_bias',
+  'logprobs', 'top_logprobs', 'presence_penalty', 'frequency_penalty', 'reasoning_effort', 'response_format', 'logit_bias', 'stream_options',
 ];
 
 describe('readPlainRequestFields', () => {
@@ -43,10 +44,13 @@ describe('readPlainRequestFields', () => {
     expect(readPlainRequestFields(known)).toBe(known);
     const structured = { model: 'm', response_format: { type: 'json_object' }, logprobs: true, top_logprobs: 3, presence_penalty: -1, reasoning_effort: 'low' };
     expect(readPlainRequestFields(structured)).toBe(structured);
+    const streamed = { model: 'm', stream: true, stream_options: { include_usage: true, resumable: null } };
+    expect(readPlainRequestFields(streamed)).toBe(streamed);
   });
 
   it('leaves object fields and out-of-range values to the schema', () => {
-    expect(readPlainRequestFields({ model: 'm', stream_options: { include_usage: true } })).toBeUndefined();
+    expect(readPlainRequestFields({ model: 'm', stream_options: { include_usage: true, other: 1 } })).toBeUndefined();
+    expect(readPlainRequestFields({ model: 'm', stream_options: { include_usage: 'yes' } })).toBeUndefined();
     expect(readPlainRequestFields({ model: 'm', tools: [] })).toBeUndefined();
     expect(readPlainRequestFields({ model: 'm', max_tokens: 8193 })).toBeUndefined();
     expect(readPlainRequestFields({ model: 'm', temperature: 2.01 })).toBeUndefined();

@@ -17,6 +17,18 @@ const isPlainResponseFormat = (value: unknown) => {
   return keys === 1 && plainFormats.has((value as { type?: unknown }).type as string) && Object.getPrototypeOf(value) === Object.prototype;
 };
 
+const streamOptionFlags = new Set(['include_usage', 'resumable']);
+const isFlag = (value: unknown) => value === undefined || value === null || typeof value === 'boolean';
+/**
+ * `{"include_usage": true}` and `{"resumable": true}`, what a streaming client sends (the
+ * `openai` SDK on every stream), and nothing else: its flags, each a boolean or null.
+ */
+const isPlainStreamOptions = (value: unknown) => {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) if (!streamOptionFlags.has(key) || !isFlag((value as Record<string, unknown>)[key])) return false;
+  return true;
+};
+
 /**
  * The scalar fields nearly every request sends, each checked exactly as the request schema
  * checks it. Objects (`tools`, `tool_choice`, `metadata`, `stream_options`, `logit_bias`,
@@ -42,6 +54,7 @@ const scalarChecks: ReadonlyMap<string, (value: unknown) => boolean> = new Map(O
   frequency_penalty: isPenalty,
   reasoning_effort: (value) => value === 'low' || value === 'medium' || value === 'high',
   response_format: isPlainResponseFormat,
+  stream_options: isPlainStreamOptions,
 }));
 
 /**
