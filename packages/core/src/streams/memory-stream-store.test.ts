@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStreamStore } from './memory-stream-store.js';
 
@@ -52,5 +53,26 @@ describe('createMemoryStreamStore', () => {
     store.end('live');
     expect((await follower.next()).value).toEqual({ text: '', lastSeq: 2, last: true });
     await expect(store.follow('live', { after: 1 }).next()).resolves.toMatchObject({ value: { text: frame(2), last: true } });
+  });
+
+  it('should give back a stream\'s frames exactly, running or ended, from any position, whatever their characters', async () => {
+    // Frames as the encoder writes them: JSON text (no lone surrogates), any script, emoji, a leading BOM.
+    const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constantFrom('\uFEFFhi', 'é', '😀', '中文'));
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 30 }), fc.nat(), fc.nat(), async (texts, pickRunning, pickEnded) => {
+        const store = createMemoryStreamStore();
+        const frames = texts.map((content, index) => `id: ${index + 1}\ndata: ${JSON.stringify({ content })}\n\n`);
+        store.create('s', meta);
+        frames.forEach((value, index) => store.append('s', [{ seq: index + 1, frame: value }]));
+        // A reader of the running stream gets what is there, from where it asks.
+        const running = pickRunning % frames.length;
+        expect((await store.follow('s', { after: running }).next()).value).toEqual({ text: frames.slice(running).join(''), lastSeq: frames.length, last: false });
+        store.end('s');
+        expect(await store.readAll('s')).toEqual(frames.map((value, index) => ({ seq: index + 1, frame: value })));
+        const after = pickEnded % (frames.length + 1);
+        expect((await store.follow('s', { after }).next()).value).toEqual({ text: frames.slice(after).join(''), lastSeq: frames.length, last: true });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
