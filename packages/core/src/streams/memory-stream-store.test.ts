@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMemoryStreamStore } from './memory-stream-store.js';
 
 const meta = { owner: 'acme:live', kind: 'chat:quantum', createdAt: 0 };
@@ -53,6 +53,25 @@ describe('createMemoryStreamStore', () => {
     store.end('live');
     expect((await follower.next()).value).toEqual({ text: '', lastSeq: 2, last: true });
     await expect(store.follow('live', { after: 1 }).next()).resolves.toMatchObject({ value: { text: frame(2), last: true } });
+  });
+
+  it('should leave no wake-up timer behind once the end has woken its followers', async () => {
+    vi.useFakeTimers();
+    try {
+      const store = createMemoryStreamStore();
+      store.create('s', meta);
+      const follower = store.follow('s', { after: 0 });
+      const first = follower.next();
+      // Frames wake the waiting follower on the next timer turn; the end, before it, at once.
+      store.append('s', [{ seq: 1, frame: frame(1) }]);
+      expect(vi.getTimerCount()).toBe(1);
+      store.end('s');
+      expect((await first).value).toEqual({ text: frame(1), lastSeq: 1, last: true });
+      // Nothing is left to fire: a pending timer would hold the ended stream, frames and all.
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('should give back a stream\'s frames exactly, running or ended, from any position, whatever their characters', async () => {

@@ -66,7 +66,8 @@ class MemoryStream {
     this.parts = undefined;
   }
 
-  #wakeScheduled = false;
+  /** The pending wake-up, if any. */
+  #wakeTimer: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * Wakes the followers on the next timer turn, not at once: the frames an engine produces in
@@ -79,13 +80,14 @@ class MemoryStream {
       this.#flush();
       return;
     }
-    if (this.#wakeScheduled) return;
-    this.#wakeScheduled = true;
-    setTimeout(this.#flush, 0);
+    this.#wakeTimer ??= setTimeout(this.#flush, 0);
   }
 
   readonly #flush = (): void => {
-    this.#wakeScheduled = false;
+    // Woken at once (the end), a pending timer would still hold this stream, its frames
+    // included, until it fires: long enough for a young-generation collection to promote them.
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
     const waiters = this.waiters;
     if (waiters.length === 0) return;
     this.waiters = [];
