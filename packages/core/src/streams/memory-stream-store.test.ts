@@ -69,6 +69,15 @@ describe('createMemoryStreamStore', () => {
       expect((await first).value).toEqual({ text: frame(1), lastSeq: 1, last: true });
       // Nothing is left to fire: a pending timer would hold the ended stream, frames and all.
       expect(vi.getTimerCount()).toBe(0);
+      // The same when the only follower left before the end.
+      store.create('left', meta);
+      const leaving = store.follow('left', { after: 0 });
+      const waiting = leaving.next();
+      store.append('left', [{ seq: 1, frame: frame(1) }]);
+      await leaving.return!();
+      await waiting;
+      store.end('left');
+      expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
     }

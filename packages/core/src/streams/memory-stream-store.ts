@@ -75,11 +75,11 @@ class MemoryStream {
    * wakes them at once.
    */
   wake(now = false): void {
-    if (this.waiters.length === 0) return;
     if (now) {
       this.#flush();
       return;
     }
+    if (this.waiters.length === 0) return;
     this.#wakeTimer ??= setTimeout(this.#flush, 0);
   }
 
