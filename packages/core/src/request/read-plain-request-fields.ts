@@ -8,13 +8,15 @@ const isTokenCount = (value: unknown) => Number.isInteger(value) && (value as nu
 const isString = (value: unknown) => typeof value === 'string';
 const isStop = (value: unknown) => typeof value === 'string' || (Array.isArray(value) && value.length <= 4 && value.every(isString));
 const isPenalty = (value: unknown) => typeof value === 'number' && value >= -2 && value <= 2;
+/** An object as `JSON.parse` makes one (an object literal's prototype, not an array or a class instance). */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 const plainFormats = new Set(['text', 'json_object']);
 /** `{"type":"text"}` or `{"type":"json_object"}` and nothing else: what most clients send. */
 const isPlainResponseFormat = (value: unknown) => {
-  if (typeof value !== 'object' || value === null) return false;
+  if (!isPlainObject(value)) return false;
   let keys = 0;
   for (const _key in value) keys++;
-  return keys === 1 && plainFormats.has((value as { type?: unknown }).type as string) && Object.getPrototypeOf(value) === Object.prototype;
+  return keys === 1 && plainFormats.has(value.type as string);
 };
 
 const streamOptionFlags = new Set(['include_usage', 'resumable']);
@@ -24,15 +26,16 @@ const isFlag = (value: unknown) => value === undefined || value === null || type
  * `openai` SDK on every stream), and nothing else: its flags, each a boolean or null.
  */
 const isPlainStreamOptions = (value: unknown) => {
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const key in value) if (!streamOptionFlags.has(key) || !isFlag((value as Record<string, unknown>)[key])) return false;
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!streamOptionFlags.has(key) || !isFlag(value[key])) return false;
   return true;
 };
 
 /**
  * The scalar fields nearly every request sends, each checked exactly as the request schema
- * checks it. Objects (`tools`, `tool_choice`, `metadata`, `stream_options`, `logit_bias`,
- * a `json_schema` format) are not here: they take the schema.
+ * checks it, and the two small objects most clients send (a plain response format, the stream
+ * options). Other objects (`tools`, `tool_choice`, `metadata`, `logit_bias`, a `json_schema`
+ * format) are not here: they take the schema.
  */
 const scalarChecks: ReadonlyMap<string, (value: unknown) => boolean> = new Map(Object.entries({
   model: isString,
