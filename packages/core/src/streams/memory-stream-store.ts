@@ -1,4 +1,5 @@
 import type { StreamChunk, StreamFrame, StreamFollowOptions, StreamInfo, StreamMeta, StreamStore } from './stream-store.js';
+import { Utf8FrameLog } from './utf8-frame-log.js';
 
 export interface MemoryStreamStoreOptions {
   /** How long a stream is kept after its end; 10 minutes by default. */
@@ -15,19 +16,18 @@ export interface MemoryStreamStoreOptions {
 const done: IteratorResult<StreamChunk> = { done: true, value: undefined };
 
 /**
- * One stream's frames and the followers waiting for the next ones. Once it ended its frames
- * are kept as one flat string and their end offsets: a thousand retained streams are then a
- * few thousand objects for the collector to walk, not a few hundred thousand small strings
- * (retained frames were most of a resumable stream's extra CPU, in garbage collection).
+ * One stream's frames and the followers waiting for the next ones. The frames appended since
+ * the followers were last woken are strings, which a follower at the live edge (the usual one)
+ * takes as they are; once woken, they go to a `Utf8FrameLog`, off the JavaScript heap, in one
+ * batch: a retained stream is then a few small objects for the collector, whatever its length.
  */
 class MemoryStream {
   readonly meta: StreamMeta;
-  /** The frames while the stream runs; `undefined` once it ended (see `text`). */
-  parts: string[] | undefined = [];
-  /** All frames, once the stream ended. */
-  text = '';
-  /** The end offset of each frame in `text` (kept from the start: a frame's offset is its seq's). */
-  readonly ends: number[] = [];
+  readonly log = new Utf8FrameLog();
+  /** The frames after those in the log, as appended. */
+  recent: string[] = [];
+  /** `recent` joined, once a follower asked for all of it (the log's batch is then encoded from it). */
+  #recentText: string | undefined;
   ended = false;
   chars = 0;
   waiters: Array<() => void> = [];
@@ -38,32 +38,42 @@ class MemoryStream {
   }
 
   get count(): number {
-    return this.ends.length;
+    return this.log.count + this.recent.length;
   }
 
   /** The frames after the first `from`, as one string. */
   from(from: number): string {
-    const parts = this.parts;
-    if (parts !== undefined) return from === parts.length - 1 ? parts[from]! : parts.slice(from).join('');
-    return this.text.slice(from === 0 ? 0 : this.ends[from - 1], this.text.length);
+    const index = from - this.log.count;
+    if (index > 0) return this.recent.slice(index).join('');
+    if (this.recent.length === 0) return this.log.textFrom(from);
+    this.#recentText ??= this.recent.length === 1 ? this.recent[0]! : this.recent.join('');
+    return index === 0 ? this.#recentText : this.log.textFrom(from) + this.#recentText;
   }
 
-  /** Frame `index` (0-based). */
-  frame(index: number): string {
-    if (this.parts !== undefined) return this.parts[index]!;
-    return this.text.slice(index === 0 ? 0 : this.ends[index - 1], this.ends[index]);
+  /** Every frame so far. */
+  frames(): string[] {
+    return [...this.log.frames(), ...this.recent];
   }
 
   push(frame: string): void {
-    this.parts!.push(frame);
-    this.ends.push(this.chars + frame.length);
+    this.recent.push(frame);
+    this.#recentText = undefined;
     this.chars += frame.length;
   }
 
+  /** The end: the followers are woken at once, and the log keeps no spare room. */
   seal(): void {
     this.ended = true;
-    this.text = this.parts!.join('');
-    this.parts = undefined;
+    this.#flush();
+    this.log.seal();
+  }
+
+  /** Into the log: the strings would otherwise live as long as the stream. */
+  #releaseRecent(): void {
+    if (this.recent.length === 0) return;
+    this.log.append(this.recent, this.#recentText);
+    this.recent = [];
+    this.#recentText = undefined;
   }
 
   /** The pending wake-up, if any. */
@@ -71,16 +81,12 @@ class MemoryStream {
 
   /**
    * Wakes the followers on the next timer turn, not at once: the frames an engine produces in
-   * the meantime go to them in one read (and one socket write) instead of one each. The end
-   * wakes them at once.
+   * the meantime go to them in one read (and one socket write) instead of one each.
    */
-  wake(now = false): void {
-    if (now) {
-      this.#flush();
-      return;
-    }
-    if (this.waiters.length === 0) return;
-    this.#wakeTimer ??= setTimeout(this.#flush, 0);
+  wake(): void {
+    // Nobody waits at the live edge: whoever reads these frames later reads them from the log.
+    if (this.waiters.length === 0) this.#releaseRecent();
+    else this.#wakeTimer ??= setTimeout(this.#flush, 0);
   }
 
   readonly #flush = (): void => {
@@ -89,9 +95,11 @@ class MemoryStream {
     clearTimeout(this.#wakeTimer);
     this.#wakeTimer = undefined;
     const waiters = this.waiters;
-    if (waiters.length === 0) return;
-    this.waiters = [];
-    for (const waiter of waiters) waiter();
+    if (waiters.length > 0) {
+      this.waiters = [];
+      for (const waiter of waiters) waiter();
+    }
+    this.#releaseRecent();
   };
 }
 
@@ -237,7 +245,6 @@ export function createMemoryStreamStore(options: MemoryStreamStoreOptions = {}):
       const expiresAt = now() + retentionMs;
       expiries.set(id, expiresAt);
       endedQueue.push({ id, expiresAt });
-      stream.wake(true);
       sweep();
     },
     async describe(id): Promise<StreamInfo | undefined> {
@@ -253,7 +260,7 @@ export function createMemoryStreamStore(options: MemoryStreamStoreOptions = {}):
     async readAll(id) {
       const stream = live(id);
       if (stream === undefined) return undefined;
-      return Array.from({ length: stream.count }, (_, index) => ({ seq: index + 1, frame: stream.frame(index) }));
+      return stream.frames().map((frame, index) => ({ seq: index + 1, frame }));
     },
     async requestCancel(id) {
       const stream = live(id);
