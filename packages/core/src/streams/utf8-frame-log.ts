@@ -2,11 +2,16 @@ const encoder = new TextEncoder();
 // A frame may start with U+FEFF: it is text of the frame, not a byte order mark to drop.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** `array` when it has room for `needed` elements, else a copy twice as long or more (appends stay linear). */
-function withRoom(array: Uint32Array<ArrayBuffer>, needed: number): Uint32Array<ArrayBuffer> {
+type Grown = Uint8Array<ArrayBuffer> | Uint32Array<ArrayBuffer>;
+
+/**
+ * `array` when it has room for `needed` elements, else a copy of its first `used` ones in one
+ * twice as long or more (appends stay linear), and `minimum` long at least.
+ */
+function withRoom<T extends Grown>(array: T, needed: number, used = array.length, minimum = 0): T {
   if (needed <= array.length) return array;
-  const larger = new Uint32Array(Math.max(needed, array.length * 2));
-  larger.set(array);
+  const larger = new (array.constructor as new (length: number) => T)(Math.max(needed, array.length * 2, minimum));
+  larger.set(array.subarray(0, used));
   return larger;
 }
 
@@ -53,7 +58,7 @@ export class Utf8FrameLog {
       read += encoded.read;
       if (read === text.length) break;
       const left = text.length - read;
-      this.#grow(left + (left >> 3));
+      this.#bytes = withRoom(this.#bytes, this.#size + left + (left >> 3), this.#size, 4096);
     }
     this.#charEnds = withRoom(this.#charEnds, this.#count + frames.length);
     let chars = this.#charStart(this.#count);
@@ -80,13 +85,6 @@ export class Utf8FrameLog {
     this.#charEnds = this.#charEnds.slice(0, this.#count);
     this.#batchFirstFrame = this.#batchFirstFrame.slice(0, this.#batches);
     this.#batchStart = this.#batchStart.slice(0, this.#batches);
-  }
-
-  /** Room for `more` bytes at least, and twice the room or more (appends stay linear). */
-  #grow(more: number): void {
-    const larger = new Uint8Array(Math.max(this.#size + more, this.#bytes.length * 2, 4096));
-    larger.set(this.#bytes.subarray(0, this.#size));
-    this.#bytes = larger;
   }
 
   #charStart(index: number): number {
