@@ -3,7 +3,10 @@
 // streams at a time, rounds alternated. Prints CPU per stream of each and resumable / plain: the
 // resumable suite's question without the noise of a server and a client on two busy cores.
 // taskset -c 0 node apps/bench/profile/resumable-in-process.mjs   (WORK streams a round, ROUNDS,
-// RETAIN_MS: the store's retention, 10 minutes by default)
+// RETAIN_MS: the store's retention, 10 minutes by default). The lanes never yield to the event
+// loop while one has work left, so timers and nextTicks wait until all of them wait: a stream
+// lives longer here than in a server, and its garbage-collection figures are not a server's
+// (profile/resumable-server-gc.mjs measures those).
 import { createChatHandler, createMemoryStreamStore, insecureAcceptAnyApiKey } from '@quantum-chat/core';
 import { writeFrames } from '@quantum-chat/core/node';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
