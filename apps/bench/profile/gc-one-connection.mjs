@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startChild } from '../src/lib/child.mjs';
+import { gcFigure, majorGcLines, scavengeLines } from '../src/lib/gc-trace.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
 import { startLoad } from '../src/lib/servers.mjs';
 import { startReadyServer } from '../src/suites/relay-suite.mjs';
@@ -44,19 +45,19 @@ try {
   if (signalAtEnds) process.kill(ready.pid, 'SIGUSR2');
   await sleep(500);
   const lines = readFileSync(logPath, 'utf8').slice(before).split('\n');
-  const scavenges = lines.filter((line) => /gc=s\b/.test(line)).map((line) => ({
-    pause: Number(/pause=([\d.]+)/.exec(line)[1]),
-    promoted: Number(/promoted=(\d+)/.exec(line)?.[1] ?? 0),
-    survived: Number(/new_space_survived=(\d+)/.exec(line)?.[1] ?? 0),
-    allocated: Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0),
-    roots: Number(/scavenge\.roots=([\d.]+)/.exec(line)?.[1] ?? 0),
-    parallel: Number(/scavenge\.parallel=([\d.]+)/.exec(line)?.[1] ?? 0),
+  const scavenges = scavengeLines(lines).map((line) => ({
+    pause: gcFigure(line, 'pause'),
+    promoted: gcFigure(line, 'promoted'),
+    survived: gcFigure(line, 'new_space_survived'),
+    allocated: gcFigure(line, 'allocated'),
+    roots: gcFigure(line, 'scavenge\\.roots'),
+    parallel: gcFigure(line, 'scavenge\\.parallel'),
   }));
   // BENCH_GC_SEQUENCE=1: each collection in order (kind, pause, promoted KiB), to see promotion around major GCs.
   if (process.env.BENCH_GC_SEQUENCE === '1') {
-    console.log(lines.filter((line) => / gc=/.test(line)).map((line) => `${/ gc=(\w+)/.exec(line)[1]} ${/pause=([\d.]+)/.exec(line)[1]}ms ${Math.round(Number(/promoted=(\d+)/.exec(line)?.[1] ?? 0) / 1024)}K`).join(' | '));
+    console.log(lines.filter((line) => / gc=/.test(line)).map((line) => `${/ gc=(\w+)/.exec(line)[1]} ${gcFigure(line, 'pause')}ms ${Math.round(gcFigure(line, 'promoted') / 1024)}K`).join(' | '));
   }
-  const majors = lines.filter((line) => /gc=(ms|mc|mmc)\b/.test(line)).length;
+  const majors = majorGcLines(lines).length;
   const sum = (values) => values.reduce((total, value) => total + value, 0);
   const pauses = scavenges.map((gc) => gc.pause).sort((a, b) => a - b);
   const medianOf = (key) => scavenges.map((gc) => gc[key]).sort((a, b) => a - b)[scavenges.length >> 1] ?? 0;

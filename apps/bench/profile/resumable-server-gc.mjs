@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startChild } from '../src/lib/child.mjs';
-import { requestObject } from '../src/lib/fixtures.mjs';
+import { gcFigure, mainIsolateLines, scavengeLines } from '../src/lib/gc-trace.mjs';
 import { withServerCpu } from '../src/lib/servers.mjs';
+import { streamAll } from '../src/suites/resumable-suite.mjs';
 
 const [kind = 'resumable', streamsArg = '1500'] = process.argv.slice(2);
 const streams = Number(streamsArg);
@@ -39,33 +40,21 @@ const child = await startChild(fileURLToPath(new URL('../src/servers/ready-serve
   stdout,
   nodeFlags: ['--trace-gc-nvp', ...(profileFile ? ['--import', preload] : [])],
 });
-const url = `http://127.0.0.1:${child.ready.port}/v1/chat/completions`;
-const headers = { 'content-type': 'application/json', authorization: `Bearer ${child.ready.key}` };
-const body = JSON.stringify({ ...requestObject, stream: true, ...(kind === 'resumable' ? { stream_options: { resumable: true } } : {}) });
-async function streamAll(count) {
-  let next = 0;
-  const lane = async () => {
-    while (next++ < count) await (await fetch(url, { method: 'POST', headers, body })).text();
-  };
-  await Promise.all(Array.from({ length: 8 }, lane));
-}
-await streamAll(100);
-const { cpuSeconds } = await withServerCpu(child, () => streamAll(streams));
+const server = { url: `http://127.0.0.1:${child.ready.port}`, key: child.ready.key };
+const resumable = kind === 'resumable';
+await streamAll(server, resumable, 100, 8);
+const { cpuSeconds } = await withServerCpu(child, () => streamAll(server, resumable, streams, 8));
 if (profileFile) {
   process.kill(child.pid, 'SIGUSR2');
   await sleep(3000);
 }
 await child.stop();
 closeSync(stdout);
-// The main isolate's scavenges (the store worker's have another isolate address), the run's and the warm-up's.
-const scavenges = readFileSync(traceFile, 'utf8').split('\n').filter((line) => line.includes('gc=s '));
-const isolate = (line) => line.slice(line.indexOf(':') + 1, line.indexOf(']'));
-const main = isolate(scavenges.at(-1) ?? '');
-const field = (line, name) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
-const ofMain = scavenges.filter((line) => isolate(line) === main);
-const sum = (name) => ofMain.reduce((total, line) => total + field(line, name), 0);
+// The main thread's scavenges (the store worker's are another isolate's), the warm-up's included.
+const scavenges = scavengeLines(mainIsolateLines(readFileSync(traceFile, 'utf8').split('\n')));
+const sum = (name) => scavenges.reduce((total, line) => total + gcFigure(line, name), 0);
 console.log(
-  `${kind}: ${((cpuSeconds * 1e6) / streams).toFixed(0)} µs of server CPU a stream; ${ofMain.length} scavenges, ${sum('pause').toFixed(0)} ms, ` +
+  `${kind}: ${((cpuSeconds * 1e6) / streams).toFixed(0)} µs of server CPU a stream; ${scavenges.length} scavenges, ${sum('pause').toFixed(0)} ms, ` +
     `${(sum('promoted') / 1048576).toFixed(0)} MiB promoted (${(sum('promoted') / streams / 1024).toFixed(1)} KiB a stream, warm-up included)`,
 );
 rmSync(directory, { recursive: true, force: true });
@@ -75,7 +64,8 @@ if (profileFile) {
   const walk = (node, stack) => {
     const frame = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`;
     const path = [...stack, frame];
-    if (node.selfSize > 0) bySite.set(path.slice(-3).reverse().join(' < '), (bySite.get(path.slice(-3).reverse().join(' < ')) ?? 0) + node.selfSize);
+    const site = path.slice(-3).reverse().join(' < ');
+    if (node.selfSize > 0) bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
     for (const childNode of node.children) walk(childNode, path);
   };
   walk(profile.head, []);

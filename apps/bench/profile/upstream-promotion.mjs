@@ -16,6 +16,7 @@
 // per-request AbortSignals' share apart.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { gcFigure, majorGcLines, scavengeLines } from '../src/lib/gc-trace.mjs';
 
 const requests = Number(process.argv[2] ?? 60_000);
 const mode = process.argv[3] ?? 'json';
@@ -33,19 +34,18 @@ if (process.env.BENCH_PROMOTION_CHILD !== '1') {
   const start = lines.findIndex((line) => line === 'measure:start');
   const end = lines.findIndex((line) => line === 'measure:end');
   const window = lines.slice(start + 1, end);
-  const number = (line, name) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
-  const scavenges = window.filter((line) => /gc=s\b/.test(line));
-  const majors = window.filter((line) => /gc=(ms|mc|mmc)\b/.test(line)).length;
+  const scavenges = scavengeLines(window);
+  const majors = majorGcLines(window).length;
   const sum = (values) => values.reduce((total, value) => total + value, 0);
-  const pauses = scavenges.map((line) => number(line, 'pause')).sort((a, b) => a - b);
+  const pauses = scavenges.map((line) => gcFigure(line, 'pause')).sort((a, b) => a - b);
   const kb = (bytes) => (bytes / 1024 / requests).toFixed(2);
   if (process.env.BENCH_PROMOTION_SEQUENCE === '1') {
-    console.log(window.filter((line) => / gc=/.test(line)).map((line) => `${/ gc=(\w+)/.exec(line)[1]} ${Math.round(number(line, 'promoted') / 1024)}K`).join(' | '));
+    console.log(window.filter((line) => / gc=/.test(line)).map((line) => `${/ gc=(\w+)/.exec(line)[1]} ${Math.round(gcFigure(line, 'promoted') / 1024)}K`).join(' | '));
   }
   console.log(
     `${mode}${mode === 'stream' ? ` (${chunks} chunks)` : ''}, ${process.env.BENCH_PROMOTION_TRANSPORT === 'undici' ? 'undici' : `${process.env.BENCH_PROMOTION_BODY ?? 'plain'} fetch`} body, ${process.env.BENCH_PROMOTION_SIGNAL ?? 'own'} signal, ${requests} requests: ${scavenges.length} scavenges (${majors} full), ` +
-      `median pause ${(pauses[Math.floor(pauses.length / 2)] ?? 0).toFixed(2)} ms; per request KB allocated ${kb(sum(scavenges.map((line) => number(line, 'allocated'))))}, ` +
-      `kept ${kb(sum(scavenges.map((line) => number(line, 'new_space_survived'))))}, promoted ${kb(sum(scavenges.map((line) => number(line, 'promoted'))))}; ${lines.find((line) => line.startsWith('elapsed'))}`,
+      `median pause ${(pauses[Math.floor(pauses.length / 2)] ?? 0).toFixed(2)} ms; per request KB allocated ${kb(sum(scavenges.map((line) => gcFigure(line, 'allocated'))))}, ` +
+      `kept ${kb(sum(scavenges.map((line) => gcFigure(line, 'new_space_survived'))))}, promoted ${kb(sum(scavenges.map((line) => gcFigure(line, 'promoted'))))}; ${lines.find((line) => line.startsWith('elapsed'))}`,
   );
 } else {
   const { createUpstreamEngine } = await import('../../../packages/engine-upstream/dist/index.js');

@@ -12,7 +12,8 @@ const script = fileURLToPath(new URL('../servers/ready-server.mjs', import.meta.
 /** The stream of the reference engine's answer to the bench request, plain or resumable. */
 const bodyOf = (resumable) => JSON.stringify({ ...requestObject, stream: true, ...(resumable ? { stream_options: { resumable: true } } : {}) });
 
-async function streamAll(server, resumable, count, concurrency) {
+/** `count` streams of the bench request, plain or resumable, `concurrency` at a time; resolves with a stream's characters. */
+export async function streamAll(server, resumable, count, concurrency) {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.key}` };
   const body = bodyOf(resumable);
   let next = 0;
