@@ -1,8 +1,9 @@
 // Memory at start: the ready server (`cli.js serve` on its embedded defaults, in an empty
 // directory: SQLite store, the reference engine for every model) against, in the same run, the
 // bare proxy (Fastify + undici) and an idle `node` process (the runtime's own floor). RSS once
-// listening and settled, the heap after a GC, and the ready server's RSS after its first answer
-// (what loads on first use). BENCH_START_BASELINE_CLI=<another build's cli.js> adds that build
+// listening (2 s, the start's own work done), again once idle long enough for V8 to give back
+// what start-up's allocation grew (30 s), the heap after a GC, and the ready server's RSS after
+// its first answer (what loads on first use). BENCH_START_BASELINE_CLI=<another build's cli.js> adds that build
 // as a side (the server before a change, say).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +23,22 @@ const bareProxyScript = fileURLToPath(new URL('../servers/bare-proxy.mjs', impor
 const startRssTargetMiB = 85;
 /** Long enough after "listening" for the first start's work (the store, the starter key) to be done. */
 const settleMs = 2000;
+/**
+ * Long enough after "listening" for V8's memory reducer to have run: start-up allocates about
+ * 30 MiB (module loading, schemas), which grows the young generation to its 16 MiB semi-spaces,
+ * and V8 gives that back only once the process has allocated little for 8 s after its last full
+ * collection (the ready server's second try, at about 16 s, is the one that finds it idle).
+ */
+const idleMs = 30_000;
+
+/** RSS `settleMs` and `idleMs` from now (just after the process listens). */
+async function rssAtStartAndIdle(pid) {
+  const listeningAt = performance.now();
+  await sleep(settleMs - (performance.now() - listeningAt));
+  const rss = procRssBytes(pid);
+  await sleep(idleMs - (performance.now() - listeningAt));
+  return { rss, rssIdle: procRssBytes(pid) };
+}
 
 /** `cli.js serve` in an empty directory; resolves once it listens, with its port and starter key. */
 async function startCli(cliPath, directory, probeFile) {
@@ -52,14 +69,13 @@ async function measureCli(cliPath) {
   const probeFile = join(directory, 'memory.json');
   const server = await startCli(cliPath, directory, probeFile);
   try {
-    await sleep(settleMs);
-    const rss = procRssBytes(server.pid);
+    const { rss, rssIdle } = await rssAtStartAndIdle(server.pid);
     const collected = await probeMemory(server.pid, probeFile);
     const asked = performance.now();
     await firstAnswer(server.port, server.key);
     const firstAnswerMs = performance.now() - asked;
     await sleep(500);
-    return { rss, heapUsed: collected.heapUsed, heapTotal: collected.heapTotal, rssAfterFirstAnswer: procRssBytes(server.pid), firstAnswerMs };
+    return { rss, rssIdle, heapUsed: collected.heapUsed, heapTotal: collected.heapTotal, rssAfterFirstAnswer: procRssBytes(server.pid), firstAnswerMs };
   } finally {
     await server.stop();
     rmSync(directory, { recursive: true, force: true });
@@ -71,10 +87,9 @@ async function measureChild(script, args, env = {}) {
   const probeFile = join(directory, 'memory.json');
   const child = await startChild(script, { role: 'server', args, nodeFlags: memoryProbeFlags, env: { ...env, BENCH_MEMORY_PROBE_FILE: probeFile }, stdout: 'ignore' });
   try {
-    await sleep(settleMs);
-    const rss = procRssBytes(child.pid);
+    const { rss, rssIdle } = await rssAtStartAndIdle(child.pid);
     const collected = await probeMemory(child.pid, probeFile);
-    return { rss, heapUsed: collected.heapUsed, heapTotal: collected.heapTotal };
+    return { rss, rssIdle, heapUsed: collected.heapUsed, heapTotal: collected.heapTotal };
   } finally {
     await child.stop();
     rmSync(directory, { recursive: true, force: true });
@@ -101,14 +116,15 @@ export async function runStartMemorySuite({ quick, log }) {
       const sample = await sides[name]();
       samples[name].push(sample);
       const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
-      log(`  start ${name}: RSS ${mib(sample.rss)} MiB, heap ${mib(sample.heapUsed)} used / ${mib(sample.heapTotal)} MiB after a GC${sample.rssAfterFirstAnswer ? `; first answer in ${sample.firstAnswerMs.toFixed(0)} ms, RSS after it ${mib(sample.rssAfterFirstAnswer)} MiB` : ''}`);
+      log(`  start ${name}: RSS ${mib(sample.rss)} MiB, ${mib(sample.rssIdle)} once idle, heap ${mib(sample.heapUsed)} used / ${mib(sample.heapTotal)} MiB after a GC${sample.rssAfterFirstAnswer ? `; first answer in ${sample.firstAnswerMs.toFixed(0)} ms, RSS after it ${mib(sample.rssAfterFirstAnswer)} MiB` : ''}`);
     }
   }
   const rssMiB = Object.fromEntries(names.map((name) => [name, samples[name].map((sample) => sample.rss / 2 ** 20)]));
   const readyOverBare = rssMiB.ready.map((ready, round) => ready / rssMiB.bare[round]);
+  const idleMiB = (name) => samples[name].map((sample) => sample.rssIdle / 2 ** 20);
   const readyOverBaseline = rssMiB.baseline?.map((baseline, round) => rssMiB.ready[round] / baseline);
   log(
-    `Start memory: ready ${median(rssMiB.ready).toFixed(1)} MiB (${range(rssMiB.ready).map((value) => value.toFixed(1)).join('–')}), bare proxy ${median(rssMiB.bare).toFixed(1)}, idle node ${median(rssMiB.node).toFixed(1)}; ready / bare ${median(readyOverBare).toFixed(2)}` +
+    `Start memory: ready ${median(rssMiB.ready).toFixed(1)} MiB (${range(rssMiB.ready).map((value) => value.toFixed(1)).join('–')}), bare proxy ${median(rssMiB.bare).toFixed(1)}, idle node ${median(rssMiB.node).toFixed(1)}; ready / bare ${median(readyOverBare).toFixed(2)}; once idle ready ${median(idleMiB('ready')).toFixed(1)}, bare ${median(idleMiB('bare')).toFixed(1)}` +
       (readyOverBaseline ? `; baseline build ${median(rssMiB.baseline).toFixed(1)} MiB, ready / baseline ${median(readyOverBaseline).toFixed(2)}` : ''),
   );
   return { rounds, targetMiB: startRssTargetMiB, samples, readyOverBare, readyOverBaseline };
