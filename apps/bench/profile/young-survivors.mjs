@@ -41,7 +41,8 @@ if (process.env.SITES) {
   const bySite = new Map();
   const walk = (node, stack) => {
     const path = [...stack, `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`];
-    if (node.selfSize > 0) bySite.set(path.slice(-3).reverse().join(' < '), (bySite.get(path.slice(-3).reverse().join(' < ')) ?? 0) + node.selfSize);
+    const site = path.slice(-3).reverse().join(' < ');
+    if (node.selfSize > 0) bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
     for (const child of node.children) walk(child, path);
   };
   walk(profile.head, []);

@@ -3,8 +3,8 @@
 // bare proxy (Fastify + undici) and an idle `node` process (the runtime's own floor). RSS once
 // listening (2 s, the start's own work done), again once idle long enough for V8 to give back
 // what start-up's allocation grew (30 s), the heap after a GC, and the ready server's RSS after
-// its first answer (what loads on first use). BENCH_START_BASELINE_CLI=<another build's cli.js> adds that build
-// as a side (the server before a change, say).
+// its first answer (what loads on first use). BENCH_START_BASELINE_CLI=<another build's cli.js>
+// adds that build as a side (the server before a change, say).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
