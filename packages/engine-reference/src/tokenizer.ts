@@ -168,19 +168,34 @@ export interface TokenPiece {
   tokensThrough: number;
 }
 
+/**
+ * A text's tokens, counting those taken. A class, not a generator method made per call: each
+ * such method got a hidden class and a prototype of its own in the old generation, and young
+ * collections kept the call's tokens until a full one.
+ */
+class CountedTokens implements IterableIterator<number> {
+  readonly #tokens: readonly number[];
+  consumed = 0;
+
+  constructor(tokens: readonly number[]) {
+    this.#tokens = tokens;
+  }
+
+  [Symbol.iterator](): this {
+    return this;
+  }
+
+  next(): IteratorResult<number> {
+    if (this.consumed === this.#tokens.length) return { done: true, value: undefined };
+    return { done: false, value: this.#tokens[this.consumed++]! };
+  }
+}
+
 function decodeCounting(tokens: readonly number[]): TokenPiece[] {
-  let consumed = 0;
-  const counted: Iterable<number> = {
-    *[Symbol.iterator]() {
-      for (const token of tokens) {
-        consumed++;
-        yield token;
-      }
-    },
-  };
+  const counted = new CountedTokens(tokens);
   const pieces: TokenPiece[] = [];
   // decodeGenerator pulls one token at a time, so `consumed` is exact at each yield.
-  for (const text of decodeGenerator(counted)) if (text !== '') pieces.push({ text, tokensThrough: consumed });
+  for (const text of decodeGenerator(counted)) if (text !== '') pieces.push({ text, tokensThrough: counted.consumed });
   return pieces;
 }
 
