@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startChild } from '../src/lib/child.mjs';
 import { gcFigure, mainIsolateLines, scavengeLines } from '../src/lib/gc-trace.mjs';
+import { bytesBySite } from '../src/lib/sampled-sites.mjs';
 import { withServerCpu } from '../src/lib/servers.mjs';
 import { streamAll } from '../src/suites/resumable-suite.mjs';
 
@@ -60,14 +61,5 @@ console.log(
 rmSync(directory, { recursive: true, force: true });
 if (profileFile) {
   const profile = JSON.parse(readFileSync(profileFile, 'utf8'));
-  const bySite = new Map();
-  const walk = (node, stack) => {
-    const frame = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`;
-    const path = [...stack, frame];
-    const site = path.slice(-3).reverse().join(' < ');
-    if (node.selfSize > 0) bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-    for (const childNode of node.children) walk(childNode, path);
-  };
-  walk(profile.head, []);
-  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${(bytes / streams / 1024).toFixed(1).padStart(7)} KiB a stream  ${site}`);
+  for (const [site, bytes] of bytesBySite(profile).slice(0, 12)) console.log(`${(bytes / streams / 1024).toFixed(1).padStart(7)} KiB a stream  ${site}`);
 }

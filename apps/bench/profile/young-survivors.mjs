@@ -12,6 +12,7 @@ import { writeFrames } from '@quantum-chat/core/node';
 import { createReferenceEngine } from '@quantum-chat/engine-reference';
 import { InProcessRequest } from '../src/lib/in-process-request.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
+import { bytesBySite } from '../src/lib/sampled-sites.mjs';
 
 if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc --min-semi-space-size=128 --max-semi-space-size=128');
 const [kind = 'resumable', streamsArg = '100'] = process.argv.slice(2);
@@ -38,14 +39,6 @@ globalThis.gc({ type: 'minor' });
 console.log(`${kind}: ${streams} streams allocated ${allocated.toFixed(0)} KiB in the young generation; ${youngKiB().toFixed(0)} KiB survived a young collection (${((youngKiB() * 1024) / streams).toFixed(0)} B a stream)`);
 if (process.env.SITES) {
   const { profile } = await session.post('HeapProfiler.stopSampling');
-  const bySite = new Map();
-  const walk = (node, stack) => {
-    const path = [...stack, `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`];
-    const site = path.slice(-3).reverse().join(' < ');
-    if (node.selfSize > 0) bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-    for (const child of node.children) walk(child, path);
-  };
-  walk(profile.head, []);
-  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${(bytes / streams).toFixed(0).padStart(7)} B a stream  ${site}`);
+  for (const [site, bytes] of bytesBySite(profile).slice(0, 20)) console.log(`${(bytes / streams).toFixed(0).padStart(7)} B a stream  ${site}`);
 }
 session.disconnect();
