@@ -1,5 +1,11 @@
+import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { createStatementNumbers } from './statement-numbers.js';
+
+setFlagsFromString('--allow-natives-syntax');
+/** V8's own check that two objects share one hidden class (its `%HaveSameMap`). */
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- V8's natives syntax is reachable only through code compiled at run time.
+const sameHiddenClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
 
 describe('createStatementNumbers', () => {
   const op = (sql: string) => ({ sql, params: [1], mode: 'get' as const });
@@ -19,5 +25,13 @@ describe('createStatementNumbers', () => {
     expect(numbered(op('SELECT 512'))).toEqual(op('SELECT 512'));
     expect(numbered(op('SELECT 512'))).toEqual(op('SELECT 512'));
     expect(numbered(op('SELECT 511'))).toEqual({ params: [1], mode: 'get', statement: 511 });
+  });
+
+  it('should give every numbered op one hidden class, not one each (each op crosses to the worker)', () => {
+    const numbered = createStatementNumbers();
+    numbered(op('SELECT 1'));
+    // Past the first calls V8 builds such objects through its fast paths, where a shape can go wrong.
+    const ops = Array.from({ length: 50 }, () => numbered(op('SELECT 1')));
+    expect(ops.filter((each) => !sameHiddenClass(each, ops[0]!))).toHaveLength(0);
   });
 });

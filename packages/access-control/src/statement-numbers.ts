@@ -23,12 +23,14 @@ export function createStatementNumbers(): (op: SqlOp) => WireOp {
   return (op) => {
     const known = numbers.get(op.sql);
     if (known !== undefined) {
-      const { sql: _text, ...rest } = op;
-      return { ...rest, statement: known };
+      // The rest gains its number in place: on Node 20, `{ ...rest, statement }` would make a hidden class per op.
+      const { sql: _text, ...rest }: WireOp = op;
+      rest.statement = known;
+      return rest;
     }
     if (numbers.size >= maxNumbered) return op;
     const statement = numbers.size;
     numbers.set(op.sql, statement);
-    return { ...op, statement };
+    return Object.assign({}, op, { statement });
   };
 }

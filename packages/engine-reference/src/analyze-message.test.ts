@@ -1,8 +1,16 @@
+import { setFlagsFromString } from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeMessage } from './analyze-message.js';
 import { countWords, splitWords } from './extract-keywords.js';
 import { createSeededRandom, createSeedSource } from './seeded-random.js';
+
+setFlagsFromString('--allow-natives-syntax');
+/** V8's own checks: two objects share one hidden class; an object's properties are fast, not a dictionary. */
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- V8's natives syntax is reachable only through code compiled at run time.
+const sameHiddenClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- as above.
+const hasFastProperties = new Function('a', 'return %HasFastProperties(a)') as (a: object) => boolean;
 
 /** Text of the characters word splitting cares about: letters, digits, joiners, spaces, marks, astral letters and emoji, lone surrogates. */
 const wordyText = fc
@@ -36,5 +44,15 @@ describe('reading a long message without making its words', () => {
         expect([derived.next(), derived.next(), derived.pick(['a', 'b', 'c'])]).toEqual([whole.next(), whole.next(), whole.pick(['a', 'b', 'c'])]);
       }),
     );
+  });
+});
+
+describe('the analysis object', () => {
+  it('should be one hidden class with fast properties for every message (the engine reads one per request)', () => {
+    const analyses = Array.from({ length: 40 }, (_, index) => analyzeMessage(index % 2 === 0 ? `What is ${index} + 2?` : `Tell me about item ${index}.`));
+    const last = analyses.at(-1)!;
+    expect(analyses.slice(-30).filter((analysis) => !sameHiddenClass(analysis, last) || !hasFastProperties(analysis))).toHaveLength(0);
+    expect(analyses[0]!.arithmetic).toBeDefined();
+    expect(analyses[1]!.arithmetic).toBeUndefined();
   });
 });

@@ -61,23 +61,40 @@ export function focusText(text: string): string {
  * @internal
  */
 export function analyzeMessage(text: string): MessageAnalysis {
-  const trimmed = text.trim();
-  const focus = focusText(trimmed);
-  const rawWords = focus.slice(0, 2000).split(/\s+/u).filter((word) => word !== '');
-  const quote = rawWords.length > quoteWords ? `${rawWords.slice(0, quoteWords).join(' ')}…` : rawWords.join(' ');
-  const arithmetic = evaluateArithmetic(focus);
-  return {
-    text: trimmed,
-    // Made when read (tool arguments read a 4,000-character focus); counting needs no words.
-    get words() {
-      return splitWords(trimmed);
-    },
-    wordCount: countWords(trimmed),
-    characterCount: countCodePoints(trimmed),
-    keywords: extractKeywords(focus),
-    quote: quote.length > 160 ? `${[...quote].slice(0, 160).join('')}…` : quote,
-    isQuestion: /\?\s*$/u.test(focus) || /^(who|what|when|where|why|how|which|is|are|can|could|do|does|should|will|would)\b/iu.test(trimmed),
-    isGreeting: /^(hi|hello|hey|greetings|good\s+(morning|afternoon|evening))\b/iu.test(trimmed),
-    ...(arithmetic ? { arithmetic } : {}),
-  };
+  return new Analysis(text.trim());
+}
+
+/**
+ * An analysis as a class: its `words` a getter on the prototype, and `arithmetic` always set.
+ * Why: a literal with a getter of its own (a new closure each time) became a dictionary-mode
+ * object per message, which every reader of it then looked up slowly.
+ */
+class Analysis implements MessageAnalysis {
+  readonly text: string;
+  readonly wordCount: number;
+  readonly characterCount: number;
+  readonly keywords: string[];
+  readonly quote: string;
+  readonly isQuestion: boolean;
+  readonly isGreeting: boolean;
+  readonly arithmetic: ArithmeticResult | undefined;
+
+  constructor(trimmed: string) {
+    const focus = focusText(trimmed);
+    const rawWords = focus.slice(0, 2000).split(/\s+/u).filter((word) => word !== '');
+    const quote = rawWords.length > quoteWords ? `${rawWords.slice(0, quoteWords).join(' ')}…` : rawWords.join(' ');
+    this.text = trimmed;
+    this.wordCount = countWords(trimmed);
+    this.characterCount = countCodePoints(trimmed);
+    this.keywords = extractKeywords(focus);
+    this.quote = quote.length > 160 ? `${[...quote].slice(0, 160).join('')}…` : quote;
+    this.isQuestion = /\?\s*$/u.test(focus) || /^(who|what|when|where|why|how|which|is|are|can|could|do|does|should|will|would)\b/iu.test(trimmed);
+    this.isGreeting = /^(hi|hello|hey|greetings|good\s+(morning|afternoon|evening))\b/iu.test(trimmed);
+    this.arithmetic = evaluateArithmetic(focus);
+  }
+
+  /** Made when read (tool arguments read a 4,000-character focus); counting needs no words. */
+  get words(): string[] {
+    return splitWords(this.text);
+  }
 }

@@ -4,7 +4,7 @@ import { QuantumChatError } from '../errors/quantum-chat-error.js';
 import type { ChatHttpRequest, ChatHttpResponse } from '../contract/chat-http-types.js';
 import { headerValue } from '../request/read-request-body.js';
 import type { RunSettings } from '../run/run-settings.js';
-import { runToStream } from '../run/run-to-stream.js';
+import { runToStream, sseHeadersWith } from '../run/run-to-stream.js';
 import type { RunFramer } from '../run/stream-run-frames.js';
 import { completionFromFrames } from './completion-from-frames.js';
 import { DetachableConnection } from './detachable-connection.js';
@@ -54,7 +54,6 @@ export interface StreamWire {
 /** What `onStreamEvent` hears of. */
 export type StreamEvent = 'started' | 'resumed' | 'cancelled';
 
-const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
 const seqPattern = /^(?:0|[1-9]\d{0,14})$/;
 
 /** Who may read a stream: the creating key's organisation and kind (a test key never reads a live stream). */
@@ -137,8 +136,9 @@ export class ResumableStreams {
     const id = wire?.id ?? settings.generateId('completion');
     const connection = new DetachableConnection(client);
     const kind = wire?.kind ?? `chat:${settings.streamFormat}`;
-    // The run needs neither keep-alive nor stall guard: each follower has its own.
-    const run: RunSettings = { ...settings, completionId: id, client: connection, keepAliveIntervalMs: 0, stallTimeoutMs: 0 };
+    // The run needs neither keep-alive nor stall guard: each follower has its own. Copied with
+    // `Object.assign`: a literal that starts with a spread gets a hidden class per stream on Node 20.
+    const run: RunSettings = Object.assign({}, settings, { completionId: id, client: connection, keepAliveIntervalMs: 0, stallTimeoutMs: 0 });
     const begin = (frames: AsyncIterator<string> | Promise<AsyncIterator<string>>, startNow: boolean): Promise<ChatHttpResponse> => {
       if (wire?.outlivesClient !== false) connection.detach();
       const runs = this.#runs;
@@ -158,7 +158,7 @@ export class ResumableStreams {
         onEnded: () => runs.release(producer),
         startNow,
       });
-      const respond = (events: AsyncIterable<string>): ChatHttpResponse => ({ status: 200, headers: { ...sseHeaders, ...headers, 'x-quantum-stream-id': id }, events });
+      const respond = (events: AsyncIterable<string>): ChatHttpResponse => ({ status: 200, headers: sseHeadersWith(headers, id), events });
       // A shared store first makes the stream known to every instance: a resume sent as soon as the id is seen finds it.
       return created === undefined ? following.then(respond) : Promise.all([following, created]).then(([events]) => respond(events));
     };
@@ -197,7 +197,7 @@ export class ResumableStreams {
   runDetached(settings: RunSettings, principal: Principal, wire: StreamWire): { created: void | Promise<void>; frames: Promise<AsyncIterator<string>> } {
     const connection = new DetachableConnection(settings.client);
     connection.detach();
-    const run: RunSettings = { ...settings, client: connection, keepAliveIntervalMs: 0, stallTimeoutMs: 0 };
+    const run: RunSettings = Object.assign({}, settings, { client: connection, keepAliveIntervalMs: 0, stallTimeoutMs: 0 });
     const frames = runToStream(run, wire.makeFramer);
     const runs = this.#runs;
     const producer = new StreamProducer(this.store, wire.id, { owner: streamOwner(principal), kind: wire.kind, createdAt: this.#now() }, frames, (ended) => runs.remove(ended), this.#runTimeoutMs);
@@ -264,7 +264,7 @@ export class ResumableStreams {
       stallTimeoutMs: this.#stallTimeoutMs,
       ...(producer !== undefined ? { onEnded: () => runs.release(producer) } : {}),
     });
-    return { status: 200, headers: { ...sseHeaders, 'x-quantum-stream-id': id }, events };
+    return { status: 200, headers: sseHeadersWith({}, id), events };
   }
 
   /** `GET …/chat/completions/{id}`: the finished stream as a `chat.completion`; 409 while it runs. */
