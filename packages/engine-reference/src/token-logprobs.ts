@@ -44,6 +44,7 @@ export function scoreTokens(tokens: readonly string[], seed: SeedSource, top: nu
       ranked.push(entry(candidate, round(Math.log(share))));
     }
     ranked.sort((a, b) => b.logprob - a.logprob);
-    return { ...entry(token, logprob), top_logprobs: ranked.slice(0, top) };
+    // Written out, not `{ ...entry(…), top_logprobs }`: on Node 20 a literal that starts with a spread gets a hidden class per token.
+    return { token, logprob, bytes: [...textEncoder.encode(token)], top_logprobs: ranked.slice(0, top) };
   });
 }

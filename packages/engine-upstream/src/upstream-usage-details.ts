@@ -38,5 +38,6 @@ export function withReportedDetails(usage: EngineUsage, reported: WireUsage | un
   if (rejected !== undefined) details.rejectedPredictionTokens = rejected;
   const completionAudio = countIn(completion, 'audio_tokens', usage.completionTokens);
   if (completionAudio !== undefined) details.completionAudioTokens = completionAudio;
-  return { ...usage, ...details };
+  // Not `{ ...usage, ...details }`: on Node 20 a literal that starts with a spread gets a hidden class per request.
+  return Object.assign({}, usage, details);
 }

@@ -1,6 +1,7 @@
 // A stand-in OpenAI-compatible upstream: answers every chat request with a stream of
 // `max_tokens` content chunks (written back to back), a finish chunk, a usage chunk and [DONE];
 // a request with `stream: false`, as runtimes do, with one chat completion of the same text.
+// Its usage has the details OpenAI reports with every answer (cached and audio tokens, zero).
 import http from 'node:http';
 import { once } from 'node:events';
 import { serveParent } from '../lib/child.mjs';
@@ -10,6 +11,15 @@ import { answerPieces } from '../lib/fixtures.mjs';
 // sends `release` (the scale suite's idle relayed streams).
 const holding = process.argv.includes('--hold');
 const held = new Set();
+
+/** Usage as OpenAI reports it: the details come with every answer, most of them zero. */
+const usageOf = (count) => ({
+  prompt_tokens: 52,
+  completion_tokens: count,
+  total_tokens: 52 + count,
+  prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+});
 
 let counter = 0;
 const server = http.createServer(async (req, res) => {
@@ -28,7 +38,7 @@ const server = http.createServer(async (req, res) => {
         model: body.model,
         system_fingerprint: 'fp_mock',
         choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 52, completion_tokens: count, total_tokens: 52 + count },
+        usage: usageOf(count),
       }),
     );
     return;
@@ -47,7 +57,7 @@ const server = http.createServer(async (req, res) => {
     if (!res.write(`${head}{"index":0,"delta":{"content":${text}},"logprobs":null,"finish_reason":null}]}\n\n`)) await once(res, 'drain');
   }
   res.write(`${head}{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}\n\n`);
-  res.write(`${head}],"usage":{"prompt_tokens":52,"completion_tokens":${count},"total_tokens":${52 + count}}}\n\n`);
+  res.write(`${head}],"usage":${JSON.stringify(usageOf(count))}}\n\n`);
   res.end('data: [DONE]\n\n');
 });
 server.keepAliveTimeout = 60_000;

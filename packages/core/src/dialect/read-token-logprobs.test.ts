@@ -1,7 +1,13 @@
+import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import type { TokenLogprob } from '../schemas/logprobs.js';
 import { createDialectReader, type DialectSink } from './create-dialect-reader.js';
 import { readTokenLogprobs } from './read-token-logprobs.js';
+
+setFlagsFromString('--allow-natives-syntax');
+/** V8's own check that two objects share one hidden class (its `%HaveSameMap`). */
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- V8's natives syntax is reachable only through code compiled at run time.
+const sameHiddenClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
 
 const entry = (token: string, logprob: number): TokenLogprob => ({ token, logprob, bytes: [...new TextEncoder().encode(token)], top_logprobs: [{ token, logprob, bytes: null }] });
 
@@ -87,5 +93,11 @@ describe('createDialectReader: logprobs', () => {
     });
     reader.read({ event: undefined, data: chunk('Hi', { content: 'not a list' }), id: undefined });
     expect(out).toEqual(['Hi']);
+  });
+
+  it('should give every entry read one hidden class, not one each (a relayed stream reads one a token)', () => {
+    // Past the first few, V8 builds such objects through its fast paths, where the shape goes wrong.
+    const entries = readTokenLogprobs({ content: Array.from({ length: 40 }, (_, index) => entry(`t${index}`, -index / 10)) })!;
+    expect(entries.slice(-30).filter((read) => !sameHiddenClass(read, entries.at(-1)!))).toHaveLength(0);
   });
 });

@@ -36,7 +36,8 @@ export function readTokenLogprobs(logprobs: unknown): TokenLogprob[] | undefined
       const read = readTop(alternative);
       if (read !== undefined) topLogprobs.push(read);
     }
-    entries.push({ ...top, top_logprobs: topLogprobs });
+    // Written out, not `{ ...top, top_logprobs }`: on Node 20 a literal that starts with a spread gets a hidden class per entry.
+    entries.push({ token: top.token, logprob: top.logprob, bytes: top.bytes, top_logprobs: topLogprobs });
   }
   return entries;
 }

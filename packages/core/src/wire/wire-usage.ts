@@ -26,10 +26,11 @@ export function toWireUsage(usage: UsageCounts): Usage {
     total_tokens: usage.promptTokens + usage.completionTokens,
   };
   if (usage.cachedPromptTokens !== undefined || usage.promptAudioTokens !== undefined) {
-    wire.prompt_tokens_details = {
-      ...(usage.cachedPromptTokens !== undefined ? { cached_tokens: usage.cachedPromptTokens } : {}),
-      ...(usage.promptAudioTokens !== undefined ? { audio_tokens: usage.promptAudioTokens } : {}),
-    };
+    // Filled in place: on Node 20 a literal that starts with a spread gets a hidden class per answer.
+    const details: NonNullable<Usage['prompt_tokens_details']> = {};
+    if (usage.cachedPromptTokens !== undefined) details.cached_tokens = usage.cachedPromptTokens;
+    if (usage.promptAudioTokens !== undefined) details.audio_tokens = usage.promptAudioTokens;
+    wire.prompt_tokens_details = details;
   }
   wire.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
   if (usage.acceptedPredictionTokens !== undefined) wire.completion_tokens_details.accepted_prediction_tokens = usage.acceptedPredictionTokens;

@@ -1,7 +1,13 @@
+import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import type { StoredInputItem } from '../../contract/response-store.js';
 import { responseItemListSchema } from '../../schemas/responses/item-resource.js';
 import { toItemResource } from './to-item-resource.js';
+
+setFlagsFromString('--allow-natives-syntax');
+/** V8's own check that two objects share one hidden class (its `%HaveSameMap`). */
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- V8's natives syntax is reachable only through code compiled at run time.
+const sameHiddenClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
 
 const listed = (items: StoredInputItem[]) => {
   const data = items.map(toItemResource);
@@ -58,5 +64,13 @@ describe('toItemResource', () => {
       },
       { type: 'message', id: 'msg_2', status: 'completed', role: 'system', content: [{ type: 'input_text', text: 'c' }] },
     ]);
+  });
+
+  it('lists every message of a role with one hidden class, not one each (a page lists up to 100)', () => {
+    for (const role of ['user', 'assistant'] as const) {
+      // Past the first few, V8 builds such objects through its fast paths, where the shape goes wrong.
+      const data = listed(Array.from({ length: 40 }, (_, index) => ({ type: 'message', id: `msg_${index}`, role, content: `text ${index}` }) as StoredInputItem));
+      expect(data.slice(-30).filter((item) => !sameHiddenClass(item, data.at(-1)!))).toHaveLength(0);
+    }
   });
 });

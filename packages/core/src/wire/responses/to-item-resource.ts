@@ -11,7 +11,7 @@ function statusOf(item: { status?: string | null | undefined }): ItemResourceSta
 /** A message's text as parts: a string is one part; the role decides the part type, as OpenAI lists them. */
 function messageContent(item: Extract<StoredInputItem, { type: 'message' }>): ItemResource & { type: 'message' } {
   const parts = typeof item.content === 'string' ? [{ type: 'input_text' as const, text: item.content }] : item.content;
-  const head = { type: 'message' as const, id: item.id, status: statusOf(item) };
+  // Each written out whole: on Node 20 a literal that starts with a spread gets a hidden class per item.
   if (item.role === 'assistant') {
     const content = parts.map((part) => ({
       type: 'output_text' as const,
@@ -19,9 +19,9 @@ function messageContent(item: Extract<StoredInputItem, { type: 'message' }>): It
       annotations: 'annotations' in part && Array.isArray(part.annotations) ? part.annotations : [],
       logprobs: 'logprobs' in part && Array.isArray(part.logprobs) ? part.logprobs : [],
     }));
-    return { ...head, role: 'assistant', content };
+    return { type: 'message', id: item.id, status: statusOf(item), role: 'assistant', content };
   }
-  return { ...head, role: item.role, content: parts.map((part) => ({ type: 'input_text' as const, text: part.text })) };
+  return { type: 'message', id: item.id, status: statusOf(item), role: item.role, content: parts.map((part) => ({ type: 'input_text' as const, text: part.text })) };
 }
 
 /**
