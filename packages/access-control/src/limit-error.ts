@@ -14,26 +14,27 @@ const names: Record<LimitDimension, string> = { requests: 'requests per minute',
  */
 export function limitError(decision: Extract<LimitDecision, { admitted: false }>, scope: string): QuantumChatError {
   const reading = decision.state[decision.exceeded]!;
+  // Added to in place (a fresh object): on Node 20 `{ ...headers, … }` gets a hidden class per refusal.
   const headers = rateLimitHeaders(decision.state);
   const name = names[decision.exceeded];
-  const wait = retryAfterHeaders(decision.retryAfterMs);
   if (decision.exceeded === 'daily-tokens') {
     return new QuantumChatError(
       'insufficient_quota',
       `You exceeded your daily token quota (${scope}): ${reading.remaining} of ${reading.limit} tokens left today, and this request reserves ${decision.requested} (prompt + max_tokens). Lower max_tokens, or wait ${formatResetDuration(reading.resetsAt - Date.now())} for the quota to reset.`,
-      { headers: { ...headers, 'x-should-retry': 'false' } },
+      { headers: Object.assign(headers, { 'x-should-retry': 'false' }) },
     );
   }
+  Object.assign(headers, retryAfterHeaders(decision.retryAfterMs));
   if (decision.tooLarge) {
     return new QuantumChatError(
       'rate_limit_exceeded',
       `Request too large for ${name} (${scope}): limit ${reading.limit}, requested ${decision.requested} (prompt + max_tokens). Lower max_tokens or shorten the messages.`,
-      { headers: { ...headers, ...wait, 'x-should-retry': 'false' } },
+      { headers: Object.assign(headers, { 'x-should-retry': 'false' }) },
     );
   }
   return new QuantumChatError(
     'rate_limit_exceeded',
     `Rate limit reached for ${name} (${scope}): limit ${reading.limit}, used ${reading.used}, requested ${decision.requested}. Please try again in ${formatResetDuration(decision.retryAfterMs)}.`,
-    { headers: { ...headers, ...wait } },
+    { headers },
   );
 }

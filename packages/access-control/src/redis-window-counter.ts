@@ -2,7 +2,7 @@ import { QuantumChatError } from '@quantum-chat/core';
 import { RateLimiterRedis, type RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisClient } from './redis-client.js';
 import type { RedisCircuit } from './redis-circuit.js';
-import { createMemoryWindowCounter, refundWithin, toWindowCount, unlimitedPoints, type WindowCharge, type WindowCounter } from './window-counter.js';
+import { createMemoryWindowCounter, refundWithin, toWindowCount, unlimitedPoints, windowCharge, type WindowCharge, type WindowCounter } from './window-counter.js';
 import { deadlineExceeded, withDeadline } from './with-deadline.js';
 
 export interface RedisWindowCounterOptions {
@@ -65,7 +65,7 @@ export function createRedisWindowCounter(options: RedisWindowCounterOptions): Wi
   function fromRedis(key: string, result: RateLimiterRes): WindowCharge {
     const count = toWindowCount(result, options.durationSeconds);
     const give = (points: number) => () => withDeadline(plain.reward(key, points), timeoutMs);
-    return { ...count, backend: 'redis', refund: (points) => refundWithin(count.resetsAt, give(points), options.onError) };
+    return windowCharge(count, 'redis', (points) => refundWithin(count.resetsAt, give(points), options.onError));
   }
 
   /** A command given up on may still have counted, late: take its points back. */
@@ -94,7 +94,7 @@ export function createRedisWindowCounter(options: RedisWindowCounterOptions): Wi
       if (answeredByInsurance.has(result)) {
         circuit.trip(new Error('Redis failed; counted in memory.'));
         const count = toWindowCount(result, options.durationSeconds);
-        return { ...count, backend: 'memory', refund: (given) => refundWithin(count.resetsAt, () => insurance!.reward(key, given)) };
+        return windowCharge(count, 'memory', (given) => refundWithin(count.resetsAt, () => insurance!.reward(key, given)));
       }
       return fromRedis(key, result);
     },
