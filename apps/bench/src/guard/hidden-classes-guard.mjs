@@ -4,7 +4,7 @@
 // starts with a spread and goes on (`{ ...a, b }`) is the usual way in (docs/contributing/performance.md).
 // Fails when any one site makes half a map event a request or more. About a minute.
 //   node apps/bench/src/guard/hidden-classes-guard.mjs      (after `pnpm build`)
-import { hiddenClassesPerRequest } from '../lib/hidden-classes.mjs';
+import { hiddenClassesPerRequest, totalPerRequest } from '../lib/hidden-classes.mjs';
 
 /** A site at this many map events a request or more fails: a hidden class per request makes one or more. */
 const limit = 0.5;
@@ -21,7 +21,7 @@ for (const testCase of cases) {
   const rows = await hiddenClassesPerRequest(testCase);
   const over = rows.filter(([perRequest]) => perRequest >= limit);
   failed ||= over.length > 0;
-  console.log(`${over.length > 0 ? 'FAIL' : 'ok  '}  ${testCase.join(' ')}: ${rows.reduce((sum, [perRequest]) => sum + perRequest, 0).toFixed(2)} map events a request`);
+  console.log(`${over.length > 0 ? 'FAIL' : 'ok  '}  ${testCase.join(' ')}: ${totalPerRequest(rows).toFixed(2)} map events a request`);
   for (const [perRequest, what] of over) console.log(`        ${perRequest.toFixed(2)} a request: ${what}`);
 }
 if (failed) {

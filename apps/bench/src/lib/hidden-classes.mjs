@@ -27,7 +27,7 @@ function requestOf([side, ...rest]) {
   return { path: '/v1/responses', body: JSON.stringify({ model: chat.model, input, max_output_tokens: chat.max_tokens, user: chat.user, stream: kind !== 'json', store: false }) };
 }
 
-const mapFlags = (file) => ['--log-maps', '--log-maps-details', `--logfile=${file}`, '--no-logfile-per-isolate'];
+const mapFlags = (file) => ['--log-maps', `--logfile=${file}`, '--no-logfile-per-isolate'];
 
 /** A server of the case under `--log-maps`: its port, key and stop. */
 async function startServer([side, ...rest], directory, file, postgres) {
@@ -54,12 +54,15 @@ function mapEvents(file) {
     if (!line.startsWith('map,')) continue;
     // map,<type>,<time>,<from>,<to>,<code>,<line>,<column>,<reason>,<name>
     const [, type, , , , , lineNumber, column, reason, name] = line.split(',');
-    if (type === 'Create' || type === 'Details') continue;
+    if (type === 'Create') continue;
     const key = `${type} ${reason || '-'} ${name || '-'} at ${lineNumber}:${column}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return counts;
 }
+
+/** The map events a request of `rows` (as `hiddenClassesPerRequest` answers them), all sites together. */
+export const totalPerRequest = (rows) => rows.reduce((sum, [perRequest]) => sum + perRequest, 0);
 
 /** Map events per measured request of a case, largest first: `[perRequest, what]`, those of at least 0.1. */
 export async function hiddenClassesPerRequest(testCase, { warmup = 400, measured = 400 } = {}) {
