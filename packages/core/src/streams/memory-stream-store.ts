@@ -18,8 +18,9 @@ const done: IteratorResult<StreamChunk> = { done: true, value: undefined };
 /**
  * One stream's frames and the followers waiting for the next ones. The frames appended since
  * the followers were last woken are strings, which a follower at the live edge (the usual one)
- * takes as they are; once woken, they go to a `Utf8FrameLog`, off the JavaScript heap, in one
- * batch: a retained stream is then a few small objects for the collector, whatever its length.
+ * takes as they are; once woken, they go to a `Utf8FrameLog` as one batch, which moves them off
+ * the JavaScript heap by the stream's end: a retained stream is then a few small objects for the
+ * collector, whatever its length.
  */
 class MemoryStream {
   readonly meta: StreamMeta;
@@ -68,7 +69,7 @@ class MemoryStream {
     this.log.seal();
   }
 
-  /** Into the log: the strings would otherwise live as long as the stream. */
+  /** Into the log, as one batch: it takes them off the heap by the stream's end, or sooner for a long stream. */
   #releaseRecent(): void {
     if (this.recent.length === 0) return;
     this.log.append(this.recent, this.#recentText);
