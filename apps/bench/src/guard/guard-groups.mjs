@@ -6,7 +6,7 @@
 import { openSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chatCompletionRequestSchema } from '@quantum-chat/core/schemas';
-import { createChatHandler, insecureAcceptAnyApiKey, parseApiKey } from '@quantum-chat/core';
+import { createChatHandler, createMemoryStreamStore, insecureAcceptAnyApiKey, parseApiKey } from '@quantum-chat/core';
 import { createSseDecoder } from '@quantum-chat/core/sse';
 import { createStreamFrameEncoder } from '@quantum-chat/core/host';
 import { writeFrames } from '@quantum-chat/core/node';
@@ -461,6 +461,42 @@ function jsonRequestsThrough(handler, work) {
     return tokens;
   };
 }
+
+groups.retainedFrames = async function retainedFramesGroup() {
+  // A resumable stream's frames through the memory stream store (no reader: each batch goes to
+  // the store's log as it comes), kept once it ends, against the plain way: the frames kept as
+  // strings, then joined and encoded once. Both keep the last 2,000 streams, so both pay the
+  // collections of what they retain. The store encodes each batch alone, into one buffer for
+  // the whole stream (`sealScratch`): a log grown by doubling and trimmed at the end cost twice
+  // as much.
+  const frames = Array.from({ length: 258 }, (_, index) => `id: ${index + 1}\ndata: {"id":"chatcmpl-guard","object":"chat.completion.chunk","created":1,"model":"quantum-reasoner","choices":[{"index":0,"delta":{"content":" word ${index}${index === 99 ? '…' : ''}"}}]}\n\n`);
+  const streamChars = frames.join('').length;
+  const kept = 2000;
+  const work = 2000;
+  const store = createMemoryStreamStore({ maxRetainedChars: kept * streamChars });
+  const meta = { owner: 'acme:live', kind: 'chat:quantum', createdAt: 0 };
+  let streams = 0;
+  const core = async () => {
+    for (let index = 0; index < work; index++) {
+      const id = `s${streams++}`;
+      store.create(id, meta);
+      for (let at = 0; at < frames.length; at += 16) store.append(id, frames.slice(at, at + 16).map((frame, offset) => ({ seq: at + offset + 1, frame })));
+      store.end(id);
+    }
+    return store.size().streams;
+  };
+  const encoder = new TextEncoder();
+  const retained = [];
+  const reference = async () => {
+    for (let index = 0; index < work; index++) {
+      const written = [];
+      for (let at = 0; at < frames.length; at += 16) for (const frame of frames.slice(at, at + 16).map((frame, offset) => ({ seq: at + offset + 1, frame }))) written.push(frame.frame);
+      retained[streams++ % kept] = encoder.encode(written.join(''));
+    }
+    return Math.min(streams, kept);
+  };
+  return compare({ core, reference, work, check: expectEqual(kept) });
+};
 
 groups.referenceWhole = async function referenceWholeGroup() {
   // handle() of a JSON request around the reference engine, against the same engine told that
