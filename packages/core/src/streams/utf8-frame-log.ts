@@ -21,10 +21,11 @@ function withRoom(array: Uint8Array<ArrayBuffer>, needed: number, used = array.l
 
 /**
  * Where every log's seal encodes a stream that ran whole as strings, before it copies out the
- * exact bytes. Why: one buffer kept for all seals (as large as the largest text seen below the
- * pending bound, three bytes a character) costs one allocation a stream, not a buffer grown by
- * doubling, copied at each growth and trimmed at the end. Each `ArrayBuffer` costs a microsecond
- * or more to make, and what a stream allocates outside the heap brings V8's full collections nearer.
+ * exact bytes. Why: one buffer kept for all seals costs one allocation a stream, not a buffer
+ * grown by doubling, copied at each growth and trimmed at the end. Each `ArrayBuffer` costs a
+ * microsecond or more to make, and what a stream allocates outside the heap brings V8's full
+ * collections nearer. It grows to three bytes a character of the pending bound at most (192 KiB
+ * by default): a stream past the bound was encoded into its own buffer as it went.
  */
 let sealScratch = new Uint8Array(0);
 
