@@ -37,8 +37,8 @@ const floors = {
   memoryLimits: 1.8,
   /** The access control with its durable usage ledger per request vs the limiter's reserve and settle with the row kept in an array (0.101–0.106; 0.083 with the ledger's collections not renewed). */
   durableSettles: 0.09,
-  /** A resumable stream's frames written to the memory stream store and kept once it ends vs kept as strings, then joined and encoded once (1.49–1.65; 0.87–0.98 with its log grown by doubling and trimmed at the end). */
-  retainedFrames: 1.15,
+  /** A resumable stream's frames written to the memory stream store in 16 batches and kept once it ends vs kept as strings, then joined and encoded once (1.64–1.83; 1.08–1.09 with its log grown by doubling and trimmed at the end). */
+  retainedFrames: 1.3,
   /** handle() of a JSON request around the reference engine vs the same engine told its client streams, a piece per token (1.70–1.74; 4.1–4.8 once the engine remembered recent counts, which only the whole side gains from). */
   referenceWhole: 1.25,
   /** The upstream engine relaying 20-chunk streams in memory vs a plain decode-split-parse generator (0.76–0.77; 1.01 with its events in batches; 0.48–0.49 when each request outlives a scavenge, as with the attempt's abort arrow). */
