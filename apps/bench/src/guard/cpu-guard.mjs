@@ -37,7 +37,7 @@ const floors = {
   memoryLimits: 1.8,
   /** The access control with its durable usage ledger per request vs the limiter's reserve and settle with the row kept in an array (0.101–0.106; 0.083 with the ledger's collections not renewed). */
   durableSettles: 0.09,
-  /** A resumable stream's frames written to the memory stream store in 16 batches and kept once it ends vs kept as strings, then joined and encoded once (1.64–1.83; 1.08–1.09 with its log grown by doubling and trimmed at the end). */
+  /** A resumable stream's frames written to the memory stream store in 16 batches and kept once it ends vs kept as strings, then joined and encoded once (1.64–1.85; 1.03–1.09 with its log grown by doubling and trimmed at the end). */
   retainedFrames: 1.3,
   /** handle() of a JSON request around the reference engine vs the same engine told its client streams, a piece per token (1.70–1.74; 4.1–4.8 once the engine remembered recent counts, which only the whole side gains from). */
   referenceWhole: 1.25,

@@ -471,6 +471,8 @@ groups.retainedFrames = async function retainedFramesGroup() {
   // as much.
   const frames = Array.from({ length: 258 }, (_, index) => `id: ${index + 1}\ndata: {"id":"chatcmpl-guard","object":"chat.completion.chunk","created":1,"model":"quantum-reasoner","choices":[{"index":0,"delta":{"content":" word ${index}${index === 99 ? '…' : ''}"}}]}\n\n`);
   const streamChars = frames.join('').length;
+  const batches = [];
+  for (let at = 0; at < frames.length; at += 16) batches.push(frames.slice(at, at + 16).map((frame, offset) => ({ seq: at + offset + 1, frame })));
   const kept = 2000;
   // Rounds long enough that a full collection landing in one of them moves its ratio little.
   const work = 5000;
@@ -481,7 +483,7 @@ groups.retainedFrames = async function retainedFramesGroup() {
     for (let index = 0; index < work; index++) {
       const id = `s${streams++}`;
       store.create(id, meta);
-      for (let at = 0; at < frames.length; at += 16) store.append(id, frames.slice(at, at + 16).map((frame, offset) => ({ seq: at + offset + 1, frame })));
+      for (const batch of batches) store.append(id, batch);
       store.end(id);
     }
     return store.size().streams;
@@ -491,7 +493,7 @@ groups.retainedFrames = async function retainedFramesGroup() {
   const reference = async () => {
     for (let index = 0; index < work; index++) {
       const written = [];
-      for (let at = 0; at < frames.length; at += 16) for (const frame of frames.slice(at, at + 16).map((frame, offset) => ({ seq: at + offset + 1, frame }))) written.push(frame.frame);
+      for (const batch of batches) for (const { frame } of batch) written.push(frame);
       retained[streams++ % kept] = encoder.encode(written.join(''));
     }
     return Math.min(streams, kept);
