@@ -467,8 +467,8 @@ groups.retainedFrames = async function retainedFramesGroup() {
   // the store's log as it comes), kept once it ends, against the plain way: the frames kept as
   // strings, then joined and encoded once. Both keep the last 2,000 streams, so both pay the
   // collections of what they retain. The store encodes each batch alone, into one buffer for
-  // the whole stream (`sealScratch`): a log grown by doubling and trimmed at the end cost twice
-  // as much.
+  // the whole stream (`sealScratch`): a log grown by doubling and trimmed at the end cost about
+  // 1.7 times as much.
   const frames = Array.from({ length: 258 }, (_, index) => `id: ${index + 1}\ndata: {"id":"chatcmpl-guard","object":"chat.completion.chunk","created":1,"model":"quantum-reasoner","choices":[{"index":0,"delta":{"content":" word ${index}${index === 99 ? '…' : ''}"}}]}\n\n`);
   const streamChars = frames.join('').length;
   const batches = [];
