@@ -44,7 +44,7 @@ export function scoreTokens(tokens: readonly string[], seed: SeedSource, top: nu
       ranked.push(entry(candidate, round(Math.log(share))));
     }
     ranked.sort((a, b) => b.logprob - a.logprob);
-    // Written out, not `{ ...entry(…), top_logprobs }`: on Node 20 a literal that starts with a spread gets a hidden class per token.
-    return { token, logprob, bytes: [...textEncoder.encode(token)], top_logprobs: ranked.slice(0, top) };
+    // The fresh entry gains its list in place: on Node 20 `{ ...entry(…), top_logprobs }` gets a hidden class per token.
+    return Object.assign(entry(token, logprob), { top_logprobs: ranked.slice(0, top) });
   });
 }

@@ -36,8 +36,8 @@ export function readTokenLogprobs(logprobs: unknown): TokenLogprob[] | undefined
       const read = readTop(alternative);
       if (read !== undefined) topLogprobs.push(read);
     }
-    // Written out, not `{ ...top, top_logprobs }`: on Node 20 a literal that starts with a spread gets a hidden class per entry.
-    entries.push({ token: top.token, logprob: top.logprob, bytes: top.bytes, top_logprobs: topLogprobs });
+    // The fresh entry gains its list in place: on Node 20 `{ ...top, top_logprobs }` gets a hidden class per entry.
+    entries.push(Object.assign(top, { top_logprobs: topLogprobs }));
   }
   return entries;
 }

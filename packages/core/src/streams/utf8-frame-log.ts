@@ -114,7 +114,8 @@ export class Utf8FrameLog {
     if (this.#sealed) return;
     this.#sealed = true;
     if (this.#size === 0) {
-      sealScratch = withRoom(sealScratch, worstBytes(this.#pendingChars));
+      // Grown without a copy: what an earlier seal left in it is never read.
+      sealScratch = withRoom(sealScratch, worstBytes(this.#pendingChars), 0);
       this.#bytes = sealScratch;
     }
     this.#encodePending();
