@@ -6,8 +6,9 @@
 import type { KnipConfig } from 'knip';
 
 const config: KnipConfig = {
-  // System programs the tests and the bench start (installed by .ci/run, not from npm).
-  ignoreBinaries: ['taskset', 'prlimit', 'promtool', 'redis-server'],
+  // System programs the tests and the bench start (installed by .ci/run, not from npm), and
+  // `perf`, which only a profile script under apps/bench/profile starts.
+  ignoreBinaries: ['taskset', 'prlimit', 'promtool', 'redis-server', 'perf'],
   workspaces: {
     // `@quantum-chat/scripts` is linked at the root for `pnpm quantum-chat` (scripts/quantum-chat.mjs).
     '.': { ignoreDependencies: ['@quantum-chat/scripts'] },
