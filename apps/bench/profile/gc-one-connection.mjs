@@ -17,7 +17,7 @@ import { startChild } from '../src/lib/child.mjs';
 import { gcFigure, majorGcLines, scavengeLines } from '../src/lib/gc-trace.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
 import { startLoad } from '../src/lib/servers.mjs';
-import { startReadyServer } from '../src/suites/relay-suite.mjs';
+import { startBareProxy, startReadyServer } from '../src/suites/relay-suite.mjs';
 
 const seconds = Number(process.argv[2] ?? 6);
 const extraFlags = process.argv.slice(3);
@@ -27,7 +27,7 @@ const upstream = await startChild(fileURLToPath(new URL('../src/servers/upstream
 const nodeFlags = ['--trace-gc-nvp', ...extraFlags, ...(preload ? ['--require', preload] : [])];
 const bare = process.env.BENCH_GC_SIDE === 'bare';
 const ready = bare
-  ? await startChild(fileURLToPath(new URL('../src/servers/bare-proxy.mjs', import.meta.url)), { role: 'server', args: [String(upstream.ready.port)], nodeFlags, stdout: openSync(join(directory, 'server.log'), 'w') }).then((child) => ({ ...child, port: child.ready.port, key: 'upstream' }))
+  ? await startBareProxy(upstream.ready.port, { nodeFlags, stdout: openSync(join(directory, 'server.log'), 'w') })
   : await startReadyServer(upstream.ready.port, directory, { nodeFlags, settings: { overload: false, ...JSON.parse(process.env.BENCH_GC_SETTINGS ?? '{}') } });
 const load = await startLoad();
 const target = { host: '127.0.0.1', port: ready.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${ready.key}` } };

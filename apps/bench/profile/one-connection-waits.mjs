@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { startChild } from '../src/lib/child.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
 import { pinning } from '../src/lib/options.mjs';
-import { startReadyServer } from '../src/suites/relay-suite.mjs';
+import { startBareProxy, startReadyServer } from '../src/suites/relay-suite.mjs';
 
 const side = process.argv[2] ?? 'ready';
 const [warmupSeconds = 15, seconds = 4] = process.argv.slice(3, 5).map(Number);
@@ -25,7 +25,7 @@ const directory = mkdtempSync(join(tmpdir(), 'quantum-one-connection-waits-'));
 const upstream = await startChild(fileURLToPath(new URL('../src/servers/upstream-mock.mjs', import.meta.url)), { role: 'load' });
 const server =
   side === 'bare'
-    ? await startChild(fileURLToPath(new URL('../src/servers/bare-proxy.mjs', import.meta.url)), { role: 'server', args: [String(upstream.ready.port)], stdout: 'ignore' }).then((child) => ({ pid: child.pid, port: child.ready.port, key: 'upstream', stop: () => child.stop() }))
+    ? await startBareProxy(upstream.ready.port)
     : await startReadyServer(upstream.ready.port, directory, { settings: { overload: false, ...JSON.parse(process.env.BENCH_WAITS_SETTINGS ?? '{}') } });
 // This process is the client: on the load core, beside the stand-in, as the load worker is.
 if (pinning !== undefined) execFileSync('taskset', ['-a', '-p', '-c', pinning.load, String(process.pid)], { stdio: 'ignore' });

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { procThreadCpuSeconds, startChild } from '../src/lib/child.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
 import { startLoad } from '../src/lib/servers.mjs';
-import { startReadyServer } from '../src/suites/relay-suite.mjs';
+import { startBareProxy, startReadyServer } from '../src/suites/relay-suite.mjs';
 
 const [workload = 'json', side = 'ready'] = process.argv.slice(2, 4);
 const [rounds = 2, seconds = 8] = process.argv.slice(4, 6).map(Number);
@@ -18,7 +18,7 @@ const directory = mkdtempSync(join(tmpdir(), 'quantum-relay-threads-'));
 const upstream = await startChild(fileURLToPath(new URL('../src/servers/upstream-mock.mjs', import.meta.url)), { role: 'load' });
 const server =
   side === 'bare'
-    ? await startChild(fileURLToPath(new URL('../src/servers/bare-proxy.mjs', import.meta.url)), { role: 'server', args: [String(upstream.ready.port)], stdout: 'ignore' }).then((child) => ({ pid: child.pid, port: child.ready.port, key: 'upstream', stop: () => child.stop() }))
+    ? await startBareProxy(upstream.ready.port)
     : await startReadyServer(upstream.ready.port, directory);
 const load = await startLoad();
 // The bare-proxy suite's bodies: a 700-byte chat completion, or a 20-chunk stream.

@@ -49,6 +49,17 @@ export async function startReadyServer(upstreamPort, directory, { nodeFlags = []
   return { pid: child.pid, port, key, stop: () => stopServer(child) };
 }
 
+const bareProxyScript = fileURLToPath(new URL('../servers/bare-proxy.mjs', import.meta.url));
+
+/**
+ * Starts the bare proxy (the relay's baseline) pinned to the server core, in the shape
+ * `startReadyServer` answers: its key is the one the stand-in accepts.
+ */
+export async function startBareProxy(upstreamPort, { nodeFlags = [], stdout = 'ignore' } = {}) {
+  const child = await startChild(bareProxyScript, { role: 'server', args: [String(upstreamPort)], nodeFlags, stdout });
+  return { pid: child.pid, port: child.ready.port, key: 'upstream', stop: () => child.stop() };
+}
+
 export async function runRelaySuite({ load, protocol, quick, log }) {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-bench-relay-'));
   const upstream = await startChild(mockScript, { role: 'load' });
