@@ -136,6 +136,7 @@ try {
   const upstreamThreads = new Set(readdirSync(`/proc/${upstream.pid}/task`));
   const main = String(server.pid);
   const events = schedulerEvents(perfFile);
+  if (events.length === 0) throw new Error('perf recorded no scheduler events (it needs root, or a perf_event_paranoid of -1)');
   const recorded = requests.filter((request) => request.start > events[0].time && request.start + request.duration < events.at(-1).time);
   const sorted = recorded.map((request) => request.duration).sort((a, b) => a - b);
   const p99 = sorted[Math.floor(sorted.length * 0.99)];
