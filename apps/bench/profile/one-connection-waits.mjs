@@ -17,16 +17,13 @@ import { fileURLToPath } from 'node:url';
 import { startChild } from '../src/lib/child.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
 import { pinning } from '../src/lib/options.mjs';
-import { startBareProxy, startReadyServer } from '../src/suites/relay-suite.mjs';
+import { startRelaySide } from '../src/suites/relay-suite.mjs';
 
 const side = process.argv[2] ?? 'ready';
 const [warmupSeconds = 15, seconds = 4] = process.argv.slice(3, 5).map(Number);
 const directory = mkdtempSync(join(tmpdir(), 'quantum-one-connection-waits-'));
 const upstream = await startChild(fileURLToPath(new URL('../src/servers/upstream-mock.mjs', import.meta.url)), { role: 'load' });
-const server =
-  side === 'bare'
-    ? await startBareProxy(upstream.ready.port)
-    : await startReadyServer(upstream.ready.port, directory, { settings: { overload: false, ...JSON.parse(process.env.BENCH_WAITS_SETTINGS ?? '{}') } });
+const server = await startRelaySide(side, upstream.ready.port, directory, { settings: { overload: false, ...JSON.parse(process.env.BENCH_WAITS_SETTINGS ?? '{}') } });
 // This process is the client: on the load core, beside the stand-in, as the load worker is.
 if (pinning !== undefined) execFileSync('taskset', ['-a', '-p', '-c', pinning.load, String(process.pid)], { stdio: 'ignore' });
 
@@ -69,8 +66,8 @@ function schedulerEvents(file) {
   return events;
 }
 
-/** The main thread's states as intervals: running, runnable but not running (waiting for its core), asleep (with who woke it). */
-function mainThreadIntervals(events, main) {
+/** The main thread's states as intervals: running, runnable but not running (waiting for its core), asleep (with who woke it, as `name` calls a thread). */
+function mainThreadIntervals(events, main, name) {
   const intervals = [];
   let state = 'unknown';
   let since = events[0]?.time ?? 0;
@@ -86,22 +83,22 @@ function mainThreadIntervals(events, main) {
       close(event.time, state === 'preempted' ? 'waited for its core (preempted)' : 'waited for its core (woken)');
       state = 'running';
     } else if (event.kind === 'sched_waking' && event.wakee === main && state === 'asleep') {
-      close(event.time, `slept, woken by ${event.tid}`);
+      close(event.time, `slept, woken by ${name(event.tid)}`);
       state = 'woken';
     }
   }
   return intervals;
 }
 
-/** What ran on `cpu`, as intervals by thread id ('0' is the idle task). */
-function cpuIntervals(events, cpu) {
+/** What ran on `cpu`, as intervals by thread, as `name` calls it. */
+function cpuIntervals(events, cpu, name) {
   const intervals = [];
   let running;
   let since;
   for (const event of events) {
     if (event.kind !== 'sched_switch' || event.cpu !== cpu) continue;
     if (running !== undefined) intervals.push({ from: since, to: event.time, what: running });
-    running = event.next;
+    running = name(event.next);
     since = event.time;
   }
   return intervals;
@@ -149,9 +146,8 @@ try {
     if (upstreamThreads.has(tid)) return 'the stand-in';
     return `other task ${tid}`;
   };
-  const named = (what) => what.replace(/woken by (\d+)$/, (_, tid) => `woken by ${name(tid)}`);
-  const mainIntervals = mainThreadIntervals(events, main);
-  const coreIntervals = cpuIntervals(events, Number(pinning?.server ?? 0));
+  const mainIntervals = mainThreadIntervals(events, main, name);
+  const coreIntervals = cpuIntervals(events, Number(pinning?.server ?? 0), name);
   const groups = { 'at or above p99': recorded.filter((request) => request.duration >= p99), 'below p99': recorded.filter((request) => request.duration < p99) };
   console.log(`${side}: ${recorded.length} requests recorded, p50 ${(p50 * 1000).toFixed(3)} ms, p99 ${(p99 * 1000).toFixed(3)} ms`);
   for (const [group, members] of Object.entries(groups)) {
@@ -161,15 +157,15 @@ try {
       overlap(mainIntervals, request.start, request.start + request.duration, states);
       overlap(coreIntervals, request.start, request.start + request.duration, core);
     }
-    const perRequest = (map, label) =>
+    const perRequest = (map) =>
       [...map]
         .sort((a, b) => b[1] - a[1])
         .filter(([, ms]) => ms / members.length >= 0.005)
-        .map(([what, ms]) => `${label(what)} ${(ms / members.length).toFixed(3)}`)
+        .map(([what, ms]) => `${what} ${(ms / members.length).toFixed(3)}`)
         .join('; ');
     console.log(`\n${group} (${members.length} requests), ms per request:`);
-    console.log(`  the main thread: ${perRequest(states, named)}`);
-    console.log(`  the server's core ran: ${perRequest(core, name)}`);
+    console.log(`  the main thread: ${perRequest(states)}`);
+    console.log(`  the server's core ran: ${perRequest(core)}`);
   }
 } finally {
   agent.destroy();

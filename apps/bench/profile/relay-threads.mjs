@@ -10,16 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { procThreadCpuSeconds, startChild } from '../src/lib/child.mjs';
 import { requestObject } from '../src/lib/fixtures.mjs';
 import { startLoad } from '../src/lib/servers.mjs';
-import { startBareProxy, startReadyServer } from '../src/suites/relay-suite.mjs';
+import { startRelaySide } from '../src/suites/relay-suite.mjs';
 
 const [workload = 'json', side = 'ready'] = process.argv.slice(2, 4);
 const [rounds = 2, seconds = 8] = process.argv.slice(4, 6).map(Number);
 const directory = mkdtempSync(join(tmpdir(), 'quantum-relay-threads-'));
 const upstream = await startChild(fileURLToPath(new URL('../src/servers/upstream-mock.mjs', import.meta.url)), { role: 'load' });
-const server =
-  side === 'bare'
-    ? await startBareProxy(upstream.ready.port)
-    : await startReadyServer(upstream.ready.port, directory);
+const server = await startRelaySide(side, upstream.ready.port, directory);
 const load = await startLoad();
 // The bare-proxy suite's bodies: a 700-byte chat completion, or a 20-chunk stream.
 const body = JSON.stringify({ ...requestObject, ...(workload === 'stream' ? { max_tokens: 20, stream: true } : { max_tokens: 62, stream: false }) });

@@ -60,6 +60,11 @@ export async function startBareProxy(upstreamPort, { nodeFlags = [], stdout = 'i
   return { pid: child.pid, port: child.ready.port, key: 'upstream', stop: () => child.stop() };
 }
 
+/** The bare proxy (`side` 'bare') or the ready server, for scripts that compare the two; each takes the options it knows. */
+export function startRelaySide(side, upstreamPort, directory, options = {}) {
+  return side === 'bare' ? startBareProxy(upstreamPort, options) : startReadyServer(upstreamPort, directory, options);
+}
+
 export async function runRelaySuite({ load, protocol, quick, log }) {
   const directory = mkdtempSync(join(tmpdir(), 'quantum-bench-relay-'));
   const upstream = await startChild(mockScript, { role: 'load' });
